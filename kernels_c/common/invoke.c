@@ -1,0 +1,77 @@
+/*
+ * invoke.c - call any registered algorithm through one entry point.
+ *
+ * Python (tuwviz/runner.py) fills one tuw_args for every collective; tuw_invoke casts the
+ * registry's function pointer back to the collective's MPI-standard signature.
+ */
+#include "tuwviz.h"
+
+static const char *collective_names[TUW_NUM_COLLECTIVES] = {
+    "gather",    "gatherv",   "scatter", "scatterv",
+    "allgather", "allgatherv", "allreduce", "reduce", "reduce_scatter_block",
+};
+
+const char *tuw_collective_name(int coll)
+{
+    return coll >= 0 && coll < TUW_NUM_COLLECTIVES ? collective_names[coll] : "unknown";
+}
+
+MPI_Datatype tuw_datatype(int code)
+{
+    switch (code) {
+    case 0: return MPI_BYTE;
+    case 1: return MPI_INT;
+    case 2: return MPI_DOUBLE;
+    default: return MPI_DATATYPE_NULL;
+    }
+}
+
+MPI_Op tuw_op(int code)
+{
+    switch (code) {
+    case 0: return MPI_SUM;
+    case 1: return MPI_MAX;
+    case 2: return MPI_MIN;
+    default: return MPI_OP_NULL;
+    }
+}
+
+int tuw_invoke(int index, const tuw_args *a, MPI_Comm comm)
+{
+    const tuw_algorithm *alg = tuw_algorithm_get(index);
+    MPI_Datatype t = tuw_datatype(a->datatype);
+    MPI_Op op = tuw_op(a->op);
+    if (!alg || t == MPI_DATATYPE_NULL || op == MPI_OP_NULL)
+        return MPI_ERR_ARG;
+
+    switch (alg->collective) {
+    case TUW_GATHER:
+        return ((tuw_gather_fn)alg->fn)(a->sendbuf, a->sendcount, t, a->recvbuf, a->recvcount,
+                                        t, a->root, comm);
+    case TUW_GATHERV:
+        return ((tuw_gatherv_fn)alg->fn)(a->sendbuf, a->sendcount, t, a->recvbuf,
+                                         a->recvcounts, a->rdispls, t, a->root, comm);
+    case TUW_SCATTER:
+        return ((tuw_scatter_fn)alg->fn)(a->sendbuf, a->sendcount, t, a->recvbuf, a->recvcount,
+                                         t, a->root, comm);
+    case TUW_SCATTERV:
+        return ((tuw_scatterv_fn)alg->fn)(a->sendbuf, a->sendcounts, a->sdispls, t, a->recvbuf,
+                                          a->recvcount, t, a->root, comm);
+    case TUW_ALLGATHER:
+        return ((tuw_allgather_fn)alg->fn)(a->sendbuf, a->sendcount, t, a->recvbuf,
+                                           a->recvcount, t, comm);
+    case TUW_ALLGATHERV:
+        return ((tuw_allgatherv_fn)alg->fn)(a->sendbuf, a->sendcount, t, a->recvbuf,
+                                            a->recvcounts, a->rdispls, t, comm);
+    case TUW_ALLREDUCE:
+        return ((tuw_allreduce_fn)alg->fn)(a->sendbuf, a->recvbuf, a->recvcount, t, op, comm);
+    case TUW_REDUCE:
+        return ((tuw_reduce_fn)alg->fn)(a->sendbuf, a->recvbuf, a->recvcount, t, op, a->root,
+                                        comm);
+    case TUW_REDUCE_SCATTER_BLOCK:
+        return ((tuw_reduce_scatter_block_fn)alg->fn)(a->sendbuf, a->recvbuf, a->recvcount, t,
+                                                      op, comm);
+    default:
+        return MPI_ERR_ARG;
+    }
+}

@@ -1,0 +1,230 @@
+/*
+ * p2p.c - the one point-to-point layer every kernel communicates through.
+ *
+ * Each wrapper calls the MPI function of the same name and, while tracing is on, records
+ * one tuw_event per message.  A non-blocking operation is recorded when it is posted (so
+ * the per-rank order of events is the kernel's program order, the order the model
+ * compares) and completed - end time, and for receives the bytes actually received - in
+ * TUW_Wait / TUW_Waitall.
+ */
+#include <stdlib.h>
+#include "tuwviz.h"
+
+static int tracing = 0;
+static tuw_event *events = NULL;
+static int n_events = 0, cap_events = 0;
+
+/* Posted, not yet completed non-blocking operations: request handle -> event index. */
+typedef struct {
+    MPI_Request req;
+    int ev;
+} pending_op;
+static pending_op *pending = NULL;
+static int n_pending = 0, cap_pending = 0;
+
+void tuw_trace_start(void)
+{
+    n_events = 0;
+    n_pending = 0;
+    tracing = 1;
+}
+
+void tuw_trace_stop(void) { tracing = 0; }
+
+int tuw_trace_count(void) { return n_events; }
+
+int tuw_trace_copy(tuw_event *out, int n)
+{
+    int k = n < n_events ? n : n_events;
+    for (int i = 0; i < k; i++)
+        out[i] = events[i];
+    return k;
+}
+
+/* Append an event; returns its index, or -1 if tracing is off or memory ran out. */
+static int record(MPI_Comm comm, int peer, int dir, int tag, long long bytes, double t0)
+{
+    if (!tracing)
+        return -1;
+    if (n_events == cap_events) {
+        int cap = cap_events ? 2 * cap_events : 1024;
+        tuw_event *grown = realloc(events, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            tracing = 0; /* an incomplete trace is worse than none: stop recording */
+            return -1;
+        }
+        events = grown;
+        cap_events = cap;
+    }
+    tuw_event *e = &events[n_events];
+    MPI_Comm_rank(comm, &e->rank);
+    e->peer = peer;
+    e->dir = dir;
+    e->tag = tag;
+    e->bytes = bytes;
+    e->t_start = t0;
+    e->t_end = t0;
+    return n_events++;
+}
+
+static long long type_bytes(int count, MPI_Datatype type)
+{
+    int size;
+    MPI_Type_size(type, &size);
+    return (long long)count * size;
+}
+
+static long long received_bytes(const MPI_Status *st)
+{
+    MPI_Count n;
+    MPI_Get_count_c(st, MPI_BYTE, &n);
+    return (long long)n;
+}
+
+static void remember_pending(MPI_Request req, int ev)
+{
+    if (ev < 0)
+        return;
+    if (n_pending == cap_pending) {
+        int cap = cap_pending ? 2 * cap_pending : 64;
+        pending_op *grown = realloc(pending, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            tracing = 0;
+            return;
+        }
+        pending = grown;
+        cap_pending = cap;
+    }
+    pending[n_pending].req = req;
+    pending[n_pending].ev = ev;
+    n_pending++;
+}
+
+/* Remove and return the event index of a pending request (-1 if not traced). */
+static int take_pending(MPI_Request req)
+{
+    for (int i = 0; i < n_pending; i++) {
+        if (pending[i].req == req) {
+            int ev = pending[i].ev;
+            pending[i] = pending[--n_pending];
+            return ev;
+        }
+    }
+    return -1;
+}
+
+int TUW_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    double t0 = MPI_Wtime();
+    int rc = MPI_Send(buf, count, type, dest, tag, comm);
+    int ev = record(comm, dest, TUW_DIR_SEND, tag, type_bytes(count, type), t0);
+    if (ev >= 0)
+        events[ev].t_end = MPI_Wtime();
+    return rc;
+}
+
+int TUW_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    MPI_Status st;
+    double t0 = MPI_Wtime();
+    int rc = MPI_Recv(buf, count, type, source, tag, comm, &st);
+    if (rc == MPI_SUCCESS) {
+        int ev = record(comm, st.MPI_SOURCE, TUW_DIR_RECV, tag, received_bytes(&st), t0);
+        if (ev >= 0)
+            events[ev].t_end = MPI_Wtime();
+    }
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return rc;
+}
+
+int TUW_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                 int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Status st;
+    double t0 = MPI_Wtime();
+    int rc = MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                          recvtype, source, recvtag, comm, &st);
+    if (rc == MPI_SUCCESS) {
+        double t1 = MPI_Wtime();
+        /* the send half is recorded first, as the model's SendRecv lists it */
+        int es = record(comm, dest, TUW_DIR_SEND, sendtag, type_bytes(sendcount, sendtype), t0);
+        int er = record(comm, st.MPI_SOURCE, TUW_DIR_RECV, recvtag, received_bytes(&st), t0);
+        if (es >= 0)
+            events[es].t_end = t1;
+        if (er >= 0)
+            events[er].t_end = t1;
+    }
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return rc;
+}
+
+int TUW_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    double t0 = MPI_Wtime();
+    int rc = MPI_Isend(buf, count, type, dest, tag, comm, req);
+    if (rc == MPI_SUCCESS)
+        remember_pending(*req, record(comm, dest, TUW_DIR_SEND, tag, type_bytes(count, type), t0));
+    return rc;
+}
+
+int TUW_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    double t0 = MPI_Wtime();
+    int rc = MPI_Irecv(buf, count, type, source, tag, comm, req);
+    /* bytes are filled in on completion: a receive may get less than it posted */
+    if (rc == MPI_SUCCESS)
+        remember_pending(*req, record(comm, source, TUW_DIR_RECV, tag, 0, t0));
+    return rc;
+}
+
+static void complete(int ev, const MPI_Status *st)
+{
+    if (ev < 0)
+        return;
+    events[ev].t_end = MPI_Wtime();
+    if (events[ev].dir == TUW_DIR_RECV) {
+        events[ev].peer = st->MPI_SOURCE; /* the sender, even if posted as MPI_ANY_SOURCE */
+        events[ev].bytes = received_bytes(st);
+    }
+}
+
+int TUW_Wait(MPI_Request *req, MPI_Status *status)
+{
+    MPI_Status st;
+    int ev = take_pending(*req);
+    int rc = MPI_Wait(req, &st);
+    if (rc == MPI_SUCCESS)
+        complete(ev, &st);
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return rc;
+}
+
+int TUW_Waitall(int n, MPI_Request *reqs, MPI_Status *statuses)
+{
+    /* Completed one by one with MPI_Waitany so each event gets its own end time. */
+    int *evs = malloc((size_t)(n > 0 ? n : 1) * sizeof *evs);
+    if (!evs)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        evs[i] = reqs[i] == MPI_REQUEST_NULL ? -1 : take_pending(reqs[i]);
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < n; k++) {
+        int i;
+        MPI_Status st;
+        rc = MPI_Waitany(n, reqs, &i, &st);
+        if (rc != MPI_SUCCESS || i == MPI_UNDEFINED)
+            break;
+        complete(evs[i], &st);
+        if (statuses != MPI_STATUSES_IGNORE)
+            statuses[i] = st;
+    }
+    free(evs);
+    return rc;
+}

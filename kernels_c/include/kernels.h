@@ -1,0 +1,15 @@
+/*
+ * kernels.h - prototypes of tuwviz's own collective kernels, one per algorithm file.
+ * Names follow one pattern: TUW_<Collective>_<algorithm>.
+ */
+#ifndef TUWVIZ_KERNELS_H
+#define TUWVIZ_KERNELS_H
+
+#include <mpi.h>
+
+/* gatherv/gatherv_linear.c */
+int TUW_Gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+#endif /* TUWVIZ_KERNELS_H */

@@ -1,0 +1,146 @@
+/*
+ * tuwviz.h - public header of the tuwviz collective kernels.
+ *
+ * Every kernel has the MPI-standard signature of the collective it implements, so it is a
+ * drop-in replacement for the library's function.  Kernels do ALL their communication
+ * through the TUW_ point-to-point wrappers below; with tracing on, each wrapper records one
+ * event per message (rank, peer, direction, bytes, tag, start and end time), which tests
+ * compare with the Python model's schedule (tuwviz/model).
+ *
+ * Adding an algorithm: one C file (kernels_c/<collective>/<collective>_<algo>.c), one line
+ * in kernels_c/common/registry.c, one model schedule in tuwviz/model/.
+ */
+#ifndef TUWVIZ_H
+#define TUWVIZ_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- collectives (same order as tuwviz/collectives.py) -------------------------------- */
+typedef enum {
+    TUW_GATHER = 0,
+    TUW_GATHERV,
+    TUW_SCATTER,
+    TUW_SCATTERV,
+    TUW_ALLGATHER,
+    TUW_ALLGATHERV,
+    TUW_ALLREDUCE,
+    TUW_REDUCE,
+    TUW_REDUCE_SCATTER_BLOCK,
+    TUW_NUM_COLLECTIVES
+} tuw_collective;
+
+const char *tuw_collective_name(int coll);
+
+/* MPI-standard signatures, one typedef per collective. */
+typedef int (*tuw_gather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
+                             int, MPI_Comm);
+typedef int (*tuw_gatherv_fn)(const void *, int, MPI_Datatype, void *, const int[],
+                              const int[], MPI_Datatype, int, MPI_Comm);
+typedef int (*tuw_scatter_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
+                              int, MPI_Comm);
+typedef int (*tuw_scatterv_fn)(const void *, const int[], const int[], MPI_Datatype, void *,
+                               int, MPI_Datatype, int, MPI_Comm);
+typedef int (*tuw_allgather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
+                                MPI_Comm);
+typedef int (*tuw_allgatherv_fn)(const void *, int, MPI_Datatype, void *, const int[],
+                                 const int[], MPI_Datatype, MPI_Comm);
+typedef int (*tuw_allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+typedef int (*tuw_reduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
+typedef int (*tuw_reduce_scatter_block_fn)(const void *, void *, int, MPI_Datatype, MPI_Op,
+                                           MPI_Comm);
+
+/* ---- algorithm registry (kernels_c/common/registry.c) --------------------------------- */
+enum {
+    TUW_NEEDS_COMMUTATIVE = 1 << 0, /* the algorithm reorders operands of the reduction   */
+    TUW_IS_LIBRARY = 1 << 1         /* the MPI library's own collective ("native")        */
+};
+
+typedef struct {
+    const char *name;        /* short, unique within its collective ("linear")          */
+    int collective;          /* a tuw_collective                                         */
+    void (*fn)(void);        /* cast to the collective's tuw_*_fn type before calling    */
+    const char *description; /* one line, shown by `tuwviz list` and in notebooks          */
+    int flags;               /* TUW_NEEDS_COMMUTATIVE, TUW_IS_LIBRARY                      */
+} tuw_algorithm;
+
+extern const tuw_algorithm tuw_algorithms[];
+extern const int tuw_num_algorithms;
+
+int tuw_algorithm_count(void);
+const tuw_algorithm *tuw_algorithm_get(int index);
+
+/* ---- uniform invocation (kernels_c/common/invoke.c) ------------------------------------ */
+/* All arguments any collective needs; unused ones are ignored.  Datatypes and operators
+ * are passed as small codes (tuw_datatype / tuw_op) so callers need no MPI handles. */
+typedef struct {
+    const void *sendbuf;
+    int sendcount;
+    const int *sendcounts; /* scatterv */
+    const int *sdispls;    /* scatterv */
+    void *recvbuf;
+    int recvcount;
+    const int *recvcounts; /* gatherv, allgatherv */
+    const int *rdispls;    /* gatherv, allgatherv */
+    int datatype;          /* 0 byte, 1 int, 2 double: same order as tuwviz.problems.DATATYPES */
+    int op;                /* 0 sum, 1 max, 2 min: same order as tuwviz.problems.OPS           */
+    int root;
+} tuw_args;
+
+MPI_Datatype tuw_datatype(int code);
+MPI_Op tuw_op(int code);
+
+/* Call algorithm `index` of the registry with the arguments in `a`; returns its MPI code. */
+int tuw_invoke(int index, const tuw_args *a, MPI_Comm comm);
+
+/* ---- timing harness (kernels_c/common/harness.c) --------------------------------------- */
+enum { TUW_OK = 0, TUW_TIME_LIMIT = -1 };
+
+/* Run `warmup` untimed calls, then up to `reps` timed repetitions, each preceded by
+ * MPI_Barrier; times[k] is this rank's local time of repetition k in seconds.  If
+ * time_limit > 0 and the measurement (warm-up included) has run longer than time_limit
+ * seconds on rank 0, the loop stops after the current repetition on all ranks (ReproMPI's
+ * per-measurement time limit).  *done is the number of repetitions completed.  Returns
+ * MPI_SUCCESS, TUW_TIME_LIMIT, or the kernel's MPI error code. */
+int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
+             double time_limit, double *times, int *done);
+
+/* ---- point-to-point wrappers with tracing (kernels_c/common/p2p.c) --------------------- */
+int TUW_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+int TUW_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int TUW_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                 int recvtag, MPI_Comm comm, MPI_Status *status);
+int TUW_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req);
+int TUW_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *req);
+int TUW_Wait(MPI_Request *req, MPI_Status *status);
+int TUW_Waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
+
+/* ---- trace (kernels_c/common/p2p.c) ----------------------------------------------------- */
+enum { TUW_DIR_SEND = 0, TUW_DIR_RECV = 1 };
+
+typedef struct {
+    int rank;      /* rank of the recording process in the kernel's communicator */
+    int peer;      /* rank of the partner in the same communicator                */
+    int dir;       /* TUW_DIR_SEND or TUW_DIR_RECV                                */
+    int tag;       /* MPI tag; kernels use it for the round number               */
+    long long bytes; /* bytes sent, or bytes actually received                  */
+    double t_start;  /* MPI_Wtime when the operation was posted                  */
+    double t_end;    /* MPI_Wtime when it completed                              */
+} tuw_event;
+
+void tuw_trace_start(void);   /* clear and start recording */
+void tuw_trace_stop(void);
+int tuw_trace_count(void);
+int tuw_trace_copy(tuw_event *out, int n); /* copy up to n events; returns how many */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TUWVIZ_H */

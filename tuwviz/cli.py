@@ -1,0 +1,263 @@
+"""The ``tuwviz`` command: verify, bench, model, list, lab.
+
+Every subcommand prints a readable table by default and JSON with ``--json``.  Errors
+print one line, ``error: ...``, and exit with status 2 (bad input) or 1 (a failed run or
+failed verification); tracebacks are for bugs only.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .errors import TuwvizError
+
+__all__ = ["main"]
+
+EXAMPLES = """\
+examples:
+  tuwviz list
+  tuwviz verify --np 1-9
+  tuwviz verify --np 1-17 --collective gatherv --algorithms linear
+  tuwviz bench gatherv --np 4 --dist same --b 1,100,10000 --algorithms native,linear --out r.csv
+  tuwviz model gatherv linear --np 8 --dist random --b 100 --json
+  tuwviz lab
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .problems import DISTRIBUTIONS
+
+    dists = ", ".join(DISTRIBUTIONS)
+    p = argparse.ArgumentParser(
+        prog="tuwviz",
+        description="Teach, explore and reproduce MPI collective algorithms: run C kernels on "
+                    "real MPI ranks, check them against the MPI library, time them side by "
+                    "side, and predict their cost with an alpha-beta-gamma model.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def common(sp):
+        sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    sp = sub.add_parser("list", help="list collectives and registered algorithms")
+    sp.add_argument("--collective", help="only this collective")
+    common(sp)
+
+    sp = sub.add_parser(
+        "verify", help="compare every kernel with the MPI library's collective",
+        description="Run each registered algorithm and the MPI library's collective on the same "
+                    "random input on real MPI ranks (mpiexec) and compare the results byte for "
+                    "byte: every distribution, roots 0, p/2 and p-1, every p in the range.",
+    )
+    sp.add_argument("--np", default="1-9", help="process counts, e.g. 1-9 or 2,4,8 (default 1-9)")
+    sp.add_argument("--collective", help="comma-separated collectives (default: all)")
+    sp.add_argument("--algorithms", help="comma-separated algorithm names (default: all)")
+    sp.add_argument("--dist", help=f"comma-separated distributions (default: all of {dists})")
+    sp.add_argument("--b", default="0,1,17", help="average block sizes b in elements (default 0,1,17)")
+    sp.add_argument("--roots", help="comma-separated roots (default: 0, p/2, p-1)")
+    sp.add_argument("--seed", type=int, default=0, help="seed for random sizes and data")
+    common(sp)
+
+    sp = sub.add_parser(
+        "bench", help="time algorithms side by side, writing CSV rows as they are measured",
+        description="Measure algorithms of one collective on fresh MPI ranks (one mpiexec run per "
+                    "p). A repetition's time is the slowest rank's; rows give min/median/mean/max "
+                    "in microseconds, the ratio to the library's collective ('native'), m and m', "
+                    "and run metadata (MPI library, ranks, oversubscription, heavy-yield, commit).",
+    )
+    sp.add_argument("collective", help="the collective, e.g. gatherv")
+    sp.add_argument("--np", default="4", help="process counts, e.g. 4 or 2,4,8 (default 4)")
+    sp.add_argument("--algorithms", default="native", help="comma-separated algorithms (default native)")
+    sp.add_argument("--dist", default="same", help=f"comma-separated distributions ({dists})")
+    sp.add_argument("--b", default="1,100,10000", help="average block sizes b in elements")
+    sp.add_argument("--root", type=int, help="root (default p/2, as in the gatherv paper)")
+    sp.add_argument("--reps", type=int, default=75, help="timed repetitions (default 75)")
+    sp.add_argument("--warmup", type=int, default=10, help="untimed warm-up calls (default 10)")
+    sp.add_argument("--time-limit", type=float, default=0.0,
+                    help="seconds one measurement may take; exceeding it is an error (default: none)")
+    sp.add_argument("--seed", type=int, default=0, help="seed for random sizes and data")
+    sp.add_argument("--out", help="CSV file to append rows to (created with a header if new)")
+    sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    common(sp)
+
+    sp = sub.add_parser(
+        "model", help="print a model schedule and its alpha-beta-gamma prediction",
+        description="Build the per-rank programs of an algorithm (the same rules as its C kernel) "
+                    "and simulate them in the one-ported, bidirectional alpha-beta-gamma model. "
+                    "Results are model predictions, not measurements.",
+    )
+    sp.add_argument("collective", help="the collective, e.g. gatherv")
+    sp.add_argument("algorithm", nargs="?", help="algorithm (default: every modelled one)")
+    sp.add_argument("--np", type=int, default=8, help="number of processes p (default 8)")
+    sp.add_argument("--root", type=int, help="root (default p/2)")
+    sp.add_argument("--dist", default="same", help=f"distribution ({dists})")
+    sp.add_argument("--b", type=int, default=100, help="average block size b in elements (default 100)")
+    sp.add_argument("--counts", help="explicit block sizes m_0,...,m_{p-1} instead of --dist/--b")
+    sp.add_argument("--datatype", default="int", help="element type: byte, int, double")
+    sp.add_argument("--alpha", type=float, default=1e-6, help="latency per message, s (default 1e-6)")
+    sp.add_argument("--beta", type=float, default=1e-9, help="time per byte, s (default 1e-9)")
+    sp.add_argument("--gamma", type=float, default=0.0, help="time per reduced element, s")
+    sp.add_argument("--seed", type=int, default=0)
+    common(sp)
+
+    sp = sub.add_parser(
+        "lab", help="start JupyterLab on 127.0.0.1 (token on) in notebooks/",
+        description="Start JupyterLab in the notebooks folder, bound to 127.0.0.1 with a token. "
+                    "On a login node, reach it through an SSH tunnel (ssh -L 8888:127.0.0.1:8888).",
+    )
+    sp.add_argument("--port", type=int, default=8888)
+    sp.add_argument("--ip", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sp.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    sp.add_argument("--dry-run", action="store_true", help="print the command instead of running it")
+    common(sp)
+    return p
+
+
+def _names(text):
+    from .sweep import parse_names
+
+    return parse_names(text)
+
+
+def cmd_list(args) -> int:
+    from .collectives import COLLECTIVES
+    from .kernels import algorithms
+    from .model import SCHEDULES
+    from .report import text_table
+
+    colls = _names(args.collective)
+    rows = [
+        {"collective": a.collective, "algorithm": a.name,
+         "model": "yes" if a.name in SCHEDULES.get(a.collective, {}) else "-",
+         "description": a.description}
+        for a in algorithms()
+        if colls is None or a.collective in [COLLECTIVES[c].name if c in COLLECTIVES else c for c in colls]
+    ]
+    if colls:
+        for c in colls:
+            from .collectives import collective
+
+            collective(c)  # unknown names raise with the valid ones
+    print(json.dumps(rows, indent=2) if args.json else text_table(rows))
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from .sweep import parse_int_list
+    from .verify import verify
+
+    report = verify(
+        _names(args.collective), _names(args.algorithms), parse_int_list(args.np),
+        _names(args.dist), parse_int_list(args.b),
+        parse_int_list(args.roots) if args.roots else None, args.seed,
+        progress=not args.json and sys.stderr.isatty(),
+    )
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
+    return 0 if report.ok else 1
+
+
+def cmd_bench(args) -> int:
+    from .bench import bench
+    from .report import text_table
+    from .sweep import parse_int_list
+
+    if args.out:
+        print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
+    df = bench(
+        args.collective, _names(args.algorithms) or ["native"], parse_int_list(args.np),
+        _names(args.dist), parse_int_list(args.b), out=args.out, root=args.root, seed=args.seed,
+        reps=args.reps, warmup=args.warmup, time_limit=args.time_limit,
+        progress=not args.no_progress and not args.json,
+    )
+    if args.json:
+        print(df.to_json(orient="records", indent=2))
+        return 0
+    cols = ["algorithm", "p", "root", "distribution", "b", "m", "m_prime", "min_us", "median_us",
+            "mean_us", "ratio_to_native"]
+    print(text_table(df[cols].to_dict("records")))
+    first = df.iloc[0]
+    label = "oversubscribed" if first["oversubscribed"] else "not oversubscribed"
+    print(f"measured: {first['mpi_library']}, {label}, heavy-yield={first['heavy_yield'] or 'unset'}, "
+          f"host(s) {first['hosts']}, commit {first['git_commit']}")
+    return 0
+
+
+def cmd_model(args) -> int:
+    from . import model
+    from .problems import Problem, make_problem
+
+    if args.counts:
+        from .sweep import parse_int_list
+
+        counts = parse_int_list(args.counts)
+        p = len(counts)
+        root = p // 2 if args.root is None else args.root
+        problem = Problem(args.collective, p, root, counts, datatype=args.datatype)
+    else:
+        problem = make_problem(args.collective, args.np, args.dist, args.b, root=args.root,
+                               seed=args.seed, datatype=args.datatype)
+    names = [args.algorithm] if args.algorithm else model.algorithms(problem.collective)
+    out = []
+    for name in names:
+        s = model.schedule(problem.collective, name, problem)
+        r = model.simulate(s, args.alpha, args.beta, args.gamma)
+        out.append((s, r))
+    if args.json:
+        print(json.dumps([{"schedule": s.to_dict(), "prediction": r.to_dict(), "label": "model"}
+                          for s, r in out], indent=2))
+    else:
+        print("\n\n".join(model.format_report(s, r) for s, r in out))
+    return 0
+
+
+def cmd_lab(args) -> int:
+    notebooks = Path(__file__).resolve().parent.parent / "notebooks"
+    jupyter = shutil.which("jupyter", path=os.path.join(sys.prefix, "bin")) or shutil.which("jupyter")
+    if jupyter is None:
+        raise TuwvizError("jupyter is not installed in this environment: run 'make lab'")
+    cmd = [jupyter, "lab", f"--ServerApp.ip={args.ip}", f"--ServerApp.port={args.port}",
+           f"--ServerApp.root_dir={notebooks}"]
+    if args.no_browser:
+        cmd.append("--no-browser")
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    if args.ip not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: JupyterLab will accept connections on {args.ip}; keep the token secret",
+              file=sys.stderr)
+    if args.dry_run or args.json:
+        print(json.dumps({"command": cmd}) if args.json else " ".join(cmd))
+        return 0
+    # engines started from notebooks must find this environment's mpiexec
+    env = {**os.environ, "PATH": os.pathsep.join([os.path.join(sys.prefix, "bin"), os.environ.get("PATH", "")])}
+    return subprocess.call(cmd, env=env)
+
+
+COMMANDS = {"list": cmd_list, "verify": cmd_verify, "bench": cmd_bench, "model": cmd_model,
+            "lab": cmd_lab}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``tuwviz`` command."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return COMMANDS[args.command](args)
+    except (TuwvizError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1 if isinstance(exc, TuwvizError) else 2
+    except KeyboardInterrupt:
+        print("interrupted; rows measured so far are saved", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

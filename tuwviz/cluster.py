@@ -1,0 +1,318 @@
+"""A local cluster of MPI engines (ipyparallel), for notebooks.
+
+:class:`LocalCluster` starts an ipyparallel controller on 127.0.0.1 and ``n`` engines
+under ``mpiexec`` from ``cluster_profiles/local`` (or another profile), maps engines to
+their MPI ranks, and runs tuwviz cases on them with the same engine-side code as batch
+runs (:mod:`tuwviz.runner`).  Use it as a context manager so the engines always stop::
+
+    with LocalCluster(n=4) as cluster:
+        report = cluster.verify(["gatherv"])
+        df = cluster.bench("gatherv", ["native", "linear"], bs=[1, 100, 10000])
+
+If a rank raises or dies during a run, the run stops within seconds, the error names the
+rank, and the engines are stopped (others would wait forever inside MPI); the next call
+restarts them.  Ctrl-C (interrupting the notebook kernel) does the same.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Callable
+
+from .errors import RankFailure, TuwvizError
+from .launch import MAX_RANKS, mpi_env
+from .watch import ENV_VAR as WATCH_ENV
+from .watch import RankWatch
+
+__all__ = ["LocalCluster", "PROFILES_DIR"]
+
+#: Where the ipyparallel profiles live; ``TUWVIZ_PROFILES`` overrides.
+PROFILES_DIR = Path(os.environ.get("TUWVIZ_PROFILES", Path(__file__).resolve().parent.parent / "cluster_profiles"))
+
+#: Seconds the other ranks get to finish after one rank failed before engines are stopped.
+FAILURE_GRACE = 3.0
+
+
+def _engine_info():
+    from mpi4py import MPI
+
+    from tuwviz import watch
+    from tuwviz.runner import rank_info
+
+    watch.connect(MPI.COMM_WORLD.rank)
+    return rank_info(MPI.COMM_WORLD)
+
+
+def _engine_run_case(case):
+    from mpi4py import MPI
+
+    from tuwviz.runner import run_case
+
+    return run_case(MPI.COMM_WORLD, case)
+
+
+class LocalCluster:
+    """Start, use and stop ipyparallel MPI engines.
+
+    Parameters
+    ----------
+    n : int
+        Number of engines (= MPI ranks).  More than the machine's cores is allowed
+        (oversubscription); results are labelled so.
+    profile : str
+        Name of a profile directory under :data:`PROFILES_DIR` (``local`` or ``slurm``).
+    heavy_yield : bool, optional
+        MPICH heavy-yield mode for the engines (default: on when oversubscribed).
+    start_timeout : float
+        Seconds to wait for all engines to register.
+
+    Examples
+    --------
+    >>> with LocalCluster(n=2) as cluster:          # doctest: +SKIP
+    ...     print(cluster.ranks())
+    [0, 1]
+    """
+
+    def __init__(self, n: int = 4, profile: str = "local", heavy_yield: bool | None = None,
+                 start_timeout: float = 120.0):
+        if n < 1:
+            raise ValueError(f"number of engines must be at least 1, got {n}")
+        if n > MAX_RANKS:
+            raise ValueError(f"{n} engines asked, at most {MAX_RANKS} allowed on this machine "
+                             f"(set TUWVIZ_MAX_RANKS to raise the limit)")
+        self.n = n
+        self.profile_dir = PROFILES_DIR / profile
+        if not (self.profile_dir / "ipcluster_config.py").exists():
+            valid = ", ".join(sorted(p.name for p in PROFILES_DIR.iterdir() if p.is_dir()))
+            raise ValueError(f"unknown profile {profile!r}; valid profiles: {valid}")
+        self.heavy_yield = heavy_yield
+        self.start_timeout = start_timeout
+        self._cluster = None
+        self._client = None
+        self._watch: RankWatch | None = None
+        self._engines: list[int] = []  # engine ids, in MPI rank order
+        self._infos: list[dict] = []
+        self._broken = False
+
+    # -- life cycle ------------------------------------------------------------------------
+    def start(self) -> "LocalCluster":
+        """Start controller and engines; returns self."""
+        import ipyparallel as ipp
+        from traitlets.config import Config
+
+        cfg = Config()
+        self._watch = RankWatch()
+        here = str(Path(__file__).resolve().parent.parent)
+        cfg.EngineLauncher.environment = {
+            **mpi_env(self.n, self.heavy_yield),
+            "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
+            WATCH_ENV: self._watch.address,
+        }
+        # engines start as `mpiexec ... python -m ipyparallel.engine`: use this Python's
+        # MPI, whatever PATH says
+        cfg.MPILauncher.mpi_cmd = [_mpiexec()]
+        self._cluster = ipp.Cluster(
+            profile_dir=str(self.profile_dir), n=self.n, config=cfg,
+            cluster_id=f"tuwviz-{uuid.uuid4().hex[:8]}", controller_ip="127.0.0.1",
+            shutdown_atexit=True, log_level=40,
+        )
+        self._client = self._cluster.start_and_connect_sync(n=self.n)
+        self._connect_engines()
+        return self
+
+    def _connect_engines(self) -> None:
+        self._client.wait_for_engines(self.n, timeout=self.start_timeout)
+        ids = list(self._client.ids)[-self.n:]
+        infos = self._client[ids].apply_sync(_engine_info)
+        order = sorted(range(len(ids)), key=lambda k: infos[k]["rank"])
+        self._engines = [ids[k] for k in order]
+        self._infos = [infos[k] for k in order]
+        self._broken = False
+
+    def stop(self) -> None:
+        """Stop engines and controller (safe to call twice)."""
+        if self._cluster is not None:
+            try:
+                self._watch.forget()
+                self._cluster.stop_cluster_sync()
+            finally:
+                if self._client is not None:
+                    self._client.close()
+                self._watch.close()
+                self._cluster = self._client = None
+
+    def restart(self) -> None:
+        """Stop the engines if any are left and start a fresh set (after a failure)."""
+        if self._cluster is None:
+            self.start()
+            return
+        self._stop_engines()
+        self._cluster.start_engines_sync(n=self.n)
+        self._connect_engines()
+
+    def _stop_engines(self) -> None:
+        self._watch.forget()
+        try:
+            self._cluster.stop_engines_sync()
+        except Exception:  # noqa: BLE001 - they may already be dead
+            pass
+        self._broken = True
+        # wait until the controller has seen them go, or a restart would count them
+        t0 = time.monotonic()
+        while self._client.ids and time.monotonic() - t0 < 30:
+            time.sleep(0.1)
+
+    def __enter__(self) -> "LocalCluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _ensure(self) -> None:
+        if self._cluster is None:
+            raise TuwvizError("cluster is not running: call start() or use 'with LocalCluster(...)'")
+        if self._broken:
+            self.restart()
+
+    # -- information -----------------------------------------------------------------------
+    def rank_infos(self, p: int | None = None) -> list[dict]:
+        """Reports of the engines (rank, pid, host, cores, MPI library, ...), by rank."""
+        self._ensure()
+        return self._infos[: p or self.n]
+
+    def ranks(self) -> list[int]:
+        """MPI ranks of the engines, in order."""
+        return [i["rank"] for i in self.rank_infos()]
+
+    @property
+    def oversubscribed(self) -> bool:
+        """True if more engines run than the machine has cores."""
+        from .sweep import run_metadata
+
+        return run_metadata(self.rank_infos(), "cluster")["oversubscribed"]
+
+    # -- running ---------------------------------------------------------------------------
+    def apply(self, func: Callable, *args, timeout: float | None = None) -> list:
+        """Run ``func(*args)`` on every engine at once; results in MPI rank order.
+
+        `func` runs on all ranks together, so it may use ``MPI.COMM_WORLD`` collectively.
+        """
+        self._ensure()
+        pending = [self._client[e].apply_async(func, *args) for e in self._engines]
+        return self._wait(pending, timeout)
+
+    def _wait(self, pending: list, timeout: float | None) -> list:
+        """Wait for one result per rank; stop everything within seconds if one fails."""
+        import ipyparallel as ipp
+
+        t0 = time.monotonic()
+        failed_at = None
+        try:
+            while True:
+                done = [ar.ready() for ar in pending]
+                if all(done):
+                    break
+                bad = [r for r, ar in enumerate(pending) if done[r] and not ar.successful()]
+                if bad and failed_at is None:
+                    failed_at = time.monotonic()
+                dead = self._watch.dead()
+                if dead:
+                    self._stop_engines()
+                    raise RankFailure(f"rank {dead[0]} died (pid {self._infos[dead[0]]['pid']}); the "
+                                      f"run was aborted and the engines stopped (the next call "
+                                      f"restarts them)", rank=dead[0])
+                if failed_at is not None and time.monotonic() - failed_at > FAILURE_GRACE:
+                    break  # the others are stuck waiting for the failed rank
+                if timeout is not None and time.monotonic() - t0 > timeout:
+                    self._stop_engines()
+                    raise RankFailure(f"no result after {timeout:.0f} s; engines stopped")
+                time.sleep(0.05)
+        except KeyboardInterrupt:
+            self._stop_engines()
+            raise KeyboardInterrupt("interrupted: engines stopped, the next call restarts them") from None
+
+        errors = []
+        for rank, ar in enumerate(pending):
+            if ar.ready() and not ar.successful():
+                try:
+                    ar.get(0)
+                except Exception as exc:  # noqa: BLE001 - RemoteError, or EngineError if it died
+                    errors.append((rank, exc))
+        if not errors:
+            return [ar.get(0) for ar in pending]
+        failure = self._describe(errors)
+        if not all(ar.ready() for ar in pending) or any(_died(e) for _, e in errors):
+            self._stop_engines()
+        raise failure
+
+    def _describe(self, errors: list) -> RankFailure:
+        """Turn engine errors into one RankFailure naming the rank that failed first."""
+        died = [(r, e) for r, e in errors if _died(e)]
+        if died:
+            dead = self._watch.dead()
+            rank = dead[0] if dead else died[0][0]
+            return RankFailure(f"rank {rank} died; the run was aborted and the engines stopped "
+                               f"(the next call restarts them)", rank=rank)
+        rank, exc = errors[0]
+        ename = getattr(exc, "ename", None)
+        if ename == "RankFailure":  # raised on all ranks; its text already names the rank
+            return RankFailure(exc.evalue, rank=getattr(exc, "rank", None) or _rank_in(exc.evalue))
+        if ename:
+            return RankFailure(f"rank {rank} raised {ename}: {exc.evalue}", rank=rank)
+        return RankFailure(f"rank {rank} failed: {exc}", rank=rank)
+
+    def run_cases(self, nranks: int, cases: list[dict], on_result: Callable | None = None,
+                  on_start: Callable | None = None) -> None:
+        """Backend for :func:`tuwviz.verify` / :func:`tuwviz.bench` (see :mod:`tuwviz.sweep`)."""
+        if nranks > self.n:
+            raise ValueError(f"cases need {nranks} ranks but the cluster has {self.n} engines")
+        if on_start is not None:
+            on_start(self.rank_infos(nranks))
+        for i, case in enumerate(cases):
+            result = self.apply(_engine_run_case, case)[0]
+            if on_result is not None:
+                on_result(i, case, result)
+
+    def verify(self, collectives=None, algorithms=None, **kwargs):
+        """:func:`tuwviz.verify.verify` on the engines (p defaults to 1..n)."""
+        from .verify import verify
+
+        kwargs.setdefault("ps", range(1, self.n + 1))
+        return verify(collectives, algorithms, backend=self.run_cases, **kwargs)
+
+    def bench(self, collective_name: str, algorithms=("native",), **kwargs):
+        """:func:`tuwviz.bench.bench` on the engines (p defaults to n)."""
+        from .bench import bench
+
+        kwargs.setdefault("ps", [self.n])
+        return bench(collective_name, algorithms, backend=self.run_cases,
+                     backend_name="ipyparallel", **kwargs)
+
+    def trace(self, problem, algorithm: str) -> list[list[dict]]:
+        """Run `algorithm` once on `problem` with tracing on; events per rank."""
+        case = {"mode": "trace", "problem": problem.to_dict(), "algorithm": algorithm}
+        return self.apply(_engine_run_case, case)[0]
+
+    def __repr__(self) -> str:
+        state = "running" if self._cluster is not None else "stopped"
+        return f"<LocalCluster n={self.n} profile={self.profile_dir.name} {state}>"
+
+
+def _rank_in(text: str) -> int | None:
+    import re
+
+    m = re.match(r"rank (\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def _died(exc) -> bool:
+    return type(exc).__name__ == "EngineError" or getattr(exc, "ename", "") == "EngineError"
+
+
+def _mpiexec() -> str:
+    from .launch import find_mpiexec
+
+    return find_mpiexec()

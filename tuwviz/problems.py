@@ -1,0 +1,293 @@
+"""Problem instances: who contributes how much to a collective.
+
+A :class:`Problem` fixes the collective, the number of processes ``p``, the root and the
+block size ``m_i`` (in elements of ``datatype``) of every process.  Block sizes come from
+named distributions defined exactly as in the papers.
+
+The gatherv paper (Träff 2017, Section 5) uses an average block size ``b`` and
+
+* **same**: ``m_i = b``;
+* **random**: ``m_i`` uniform in ``[1, 2b]``;
+* **spikes**: ``m_i = rho*b`` with probability ``1/rho``, else 1 (``rho = 5``);
+* **decreasing**: ``m_i = floor(2b(p-i)/p) + 1``;
+* **alternating**: ``m_i = b + floor(b/2)`` for even ``i``, ``b - floor(b/2)`` for odd ``i``;
+* **two_blocks**: all ``m_i = 0`` except ``m_0 = m_{p-1} = b``.
+
+Its tables report ``m = sum_i m_i`` and the padded total ``m' = p * max_i m_i``.
+
+Examples
+--------
+>>> pr = make_problem("gatherv", p=560, distribution="decreasing", b=1)
+>>> pr.m, pr.m_prime, pr.root
+(842, 1680, 280)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .collectives import collective as collective_info
+
+__all__ = [
+    "DATATYPES",
+    "DISTRIBUTIONS",
+    "Problem",
+    "distribution_counts",
+    "make_problem",
+    "normalize_distribution",
+]
+
+#: Element types a problem can use, with their size in bytes.  The C side maps the same
+#: names to MPI datatypes (``tuw_datatype`` in ``kernels_c/common/invoke.c``).
+DATATYPES: dict[str, int] = {"byte": 1, "int": 4, "double": 8}
+
+#: Reduction operators known to the kernels; all are commutative.
+OPS: tuple[str, ...] = ("sum", "max", "min")
+
+SPIKES_RHO = 5  # the paper's choice of rho for the Spikes problem (Section 5)
+
+
+def _same(p: int, b: int, rng: np.random.Generator) -> np.ndarray:
+    return np.full(p, b, dtype=np.int64)
+
+
+def _random(p: int, b: int, rng: np.random.Generator) -> np.ndarray:
+    if b == 0:
+        return np.zeros(p, dtype=np.int64)
+    return rng.integers(1, 2 * b, size=p, endpoint=True, dtype=np.int64)
+
+
+def _spikes(p: int, b: int, rng: np.random.Generator) -> np.ndarray:
+    spike = rng.random(p) < 1.0 / SPIKES_RHO
+    return np.where(spike, SPIKES_RHO * b, 1).astype(np.int64)
+
+
+def _decreasing(p: int, b: int, rng: np.random.Generator) -> np.ndarray:
+    i = np.arange(p, dtype=np.int64)
+    return (2 * b * (p - i)) // p + 1
+
+
+def _alternating(p: int, b: int, rng: np.random.Generator) -> np.ndarray:
+    i = np.arange(p)
+    return np.where(i % 2 == 0, b + b // 2, b - b // 2).astype(np.int64)
+
+
+def _two_blocks(p: int, b: int, rng: np.random.Generator) -> np.ndarray:
+    counts = np.zeros(p, dtype=np.int64)
+    counts[0] = b
+    counts[p - 1] = b
+    return counts
+
+
+#: Block-size distributions by name; each maps (p, b, rng) to the counts m_0..m_{p-1}.
+DISTRIBUTIONS: dict[str, Callable[[int, int, np.random.Generator], np.ndarray]] = {
+    "same": _same,
+    "random": _random,
+    "spikes": _spikes,
+    "decreasing": _decreasing,
+    "alternating": _alternating,
+    "two_blocks": _two_blocks,
+}
+
+
+def normalize_distribution(name: str) -> str:
+    """Return the canonical name of distribution `name` (``"Two-blocks"`` -> ``"two_blocks"``).
+
+    Raises
+    ------
+    ValueError
+        If no distribution has that name; the message lists the valid names.
+    """
+    key = name.strip().lower().replace("-", "_").replace(" ", "_")
+    if key not in DISTRIBUTIONS:
+        valid = ", ".join(DISTRIBUTIONS)
+        raise ValueError(f"unknown distribution {name!r}; valid distributions: {valid}")
+    return key
+
+
+def distribution_counts(name: str, p: int, b: int, seed: int = 0) -> np.ndarray:
+    """Block sizes ``m_0, ..., m_{p-1}`` of distribution `name`.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`DISTRIBUTIONS` (case and ``-``/``_`` do not matter).
+    p : int
+        Number of processes, at least 1.
+    b : int
+        The average block size the paper calls ``b`` (elements), at least 0.
+    seed : int, optional
+        Seed for the random distributions; the same seed gives the same counts on
+        every process, so no communication is needed to agree on them.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``p`` non-negative int64 counts.
+
+    Examples
+    --------
+    >>> distribution_counts("alternating", 4, 10).tolist()
+    [15, 5, 15, 5]
+    """
+    fn = DISTRIBUTIONS[normalize_distribution(name)]
+    if p < 1:
+        raise ValueError(f"number of processes must be at least 1, got p={p}")
+    if b < 0:
+        raise ValueError(f"block size b must be non-negative, got b={b}")
+    return fn(p, b, np.random.default_rng(seed))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One instance of a collective: sizes per process, root, element type.
+
+    Attributes
+    ----------
+    collective : str
+        Name of the collective (see :mod:`tuwviz.collectives`).
+    p : int
+        Number of processes.
+    root : int
+        Root process (0 for collectives without a root).
+    counts : tuple of int
+        ``m_i``: elements process ``i`` contributes (irregular collectives).  For regular
+        collectives every process uses ``max(counts)``, the padded block of Guideline (2).
+    datatype : str
+        Element type, a key of :data:`DATATYPES`.
+    op : str
+        Reduction operator for reductions.
+    distribution, b, seed
+        Where the counts came from (for labels and result rows).
+    """
+
+    collective: str
+    p: int
+    root: int
+    counts: tuple[int, ...]
+    datatype: str = "int"
+    op: str = "sum"
+    distribution: str = "custom"
+    b: int | None = None
+    seed: int = 0
+    meta: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        info = collective_info(self.collective)
+        object.__setattr__(self, "collective", info.name)
+        object.__setattr__(self, "counts", tuple(int(c) for c in self.counts))
+        if self.p < 1:
+            raise ValueError(f"number of processes must be at least 1, got p={self.p}")
+        if len(self.counts) != self.p:
+            raise ValueError(f"got {len(self.counts)} block sizes for p={self.p} processes")
+        negative = [i for i, c in enumerate(self.counts) if c < 0]
+        if negative:
+            i = negative[0]
+            raise ValueError(f"negative count m_{i}={self.counts[i]} for process {i}")
+        if not 0 <= self.root < self.p:
+            raise ValueError(f"root {self.root} out of range 0..{self.p - 1}")
+        if self.datatype not in DATATYPES:
+            raise ValueError(
+                f"unknown datatype {self.datatype!r}; valid datatypes: {', '.join(DATATYPES)}"
+            )
+        if self.op not in OPS:
+            raise ValueError(f"unknown op {self.op!r}; valid ops: {', '.join(OPS)}")
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return DATATYPES[self.datatype]
+
+    @property
+    def m(self) -> int:
+        """Total elements gathered, ``m = sum_i m_i`` (the papers' ``m``)."""
+        return sum(self.counts)
+
+    @property
+    def block(self) -> int:
+        """Padded block size ``max_i m_i``: the count regular collectives use."""
+        return max(self.counts)
+
+    @property
+    def m_prime(self) -> int:
+        """Padded total ``m' = p * max_i m_i`` (gatherv paper, Guideline (2))."""
+        return self.p * self.block
+
+    def block_counts(self) -> tuple[int, ...]:
+        """Counts per process as the collective sees them (padded if it is regular)."""
+        if collective_info(self.collective).irregular:
+            return self.counts
+        return (self.block,) * self.p
+
+    def nbytes(self, i: int) -> int:
+        """Bytes of process `i`'s block."""
+        return self.block_counts()[i] * self.itemsize
+
+    def label(self) -> str:
+        """Short human-readable description for plots and reports."""
+        return f"{self.collective} p={self.p} root={self.root} {self.distribution} b={self.b}"
+
+    def to_dict(self) -> dict:
+        """JSON-able description (used to ship a problem to MPI ranks)."""
+        return {
+            "collective": self.collective, "p": self.p, "root": self.root,
+            "counts": list(self.counts), "datatype": self.datatype, "op": self.op,
+            "distribution": self.distribution, "b": self.b, "seed": self.seed,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Problem":
+        """Inverse of :meth:`to_dict`."""
+        return cls(**{k: d[k] for k in (
+            "collective", "p", "root", "counts", "datatype", "op", "distribution", "b", "seed"
+        ) if k in d})
+
+
+def make_problem(
+    collective: str,
+    p: int,
+    distribution: str = "same",
+    b: int = 1,
+    root: int | None = None,
+    seed: int = 0,
+    datatype: str = "int",
+    op: str = "sum",
+) -> Problem:
+    """Build a :class:`Problem` from a named distribution.
+
+    Parameters
+    ----------
+    collective : str
+        Name of the collective.
+    p : int
+        Number of processes.
+    distribution : str, optional
+        Name of a block-size distribution (see :data:`DISTRIBUTIONS`).
+    b : int, optional
+        Average block size in elements.
+    root : int, optional
+        Root process; defaults to ``p // 2``, the gatherv paper's fixed root
+        ``r = floor(p/2)``, for rooted collectives and to 0 otherwise.
+    seed : int, optional
+        Seed for random distributions.
+    datatype, op : str, optional
+        Element type and reduction operator.
+
+    Raises
+    ------
+    ValueError
+        For an unknown collective or distribution, ``p < 1``, ``b < 0`` or a root
+        outside ``0..p-1``.
+    """
+    info = collective_info(collective)
+    dist = normalize_distribution(distribution)
+    if root is None:
+        root = p // 2 if info.rooted else 0
+    counts = distribution_counts(dist, p, b, seed)
+    return Problem(
+        collective=info.name, p=p, root=root, counts=tuple(counts.tolist()),
+        datatype=datatype, op=op, distribution=dist, b=b, seed=seed,
+    )
+

@@ -1,0 +1,321 @@
+"""Engine side: run one case of a collective on the MPI ranks of a communicator.
+
+This module runs inside every MPI process (an ipyparallel engine or a rank started by
+``mpiexec``).  A *case* is a JSON-able dict::
+
+    {"mode": "verify" | "measure" | "trace",
+     "problem": Problem.to_dict(), "algorithm": "linear",
+     "warmup": 10, "reps": 75, "time_limit": 0.0, "data_seed": 0}
+
+:func:`run_case` takes the world communicator, splits off the first ``p`` ranks, runs the
+case there and returns its result on world rank 0 (``None`` elsewhere).  Every rank first
+prepares its buffers locally and all ranks agree that this worked before any kernel runs,
+so a failure on one rank raises on all of them instead of leaving the others waiting.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import socket
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kernels
+from .collectives import collective
+from .errors import KernelError, RankFailure, TimeLimitExceeded
+from .problems import DATATYPES, OPS, Problem
+
+__all__ = ["Buffers", "make_buffers", "run_case", "run_kernel", "rank_info"]
+
+_NUMPY_TYPES = {"byte": np.uint8, "int": np.int32, "double": np.float64}
+SENTINEL = 0x5A  # fills receive buffers, so bytes a kernel should not touch compare too
+
+
+@dataclass
+class Buffers:
+    """A rank's arguments for one call of a collective (numpy arrays kept alive here)."""
+
+    send: np.ndarray
+    recv: np.ndarray
+    sendcount: int = 0
+    recvcount: int = 0
+    sendcounts: np.ndarray | None = None
+    sdispls: np.ndarray | None = None
+    recvcounts: np.ndarray | None = None
+    rdispls: np.ndarray | None = None
+    has_output: bool = True  # False where MPI leaves recvbuf undefined (non-roots)
+
+
+def _data(problem: Problem, rank: int, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng([seed, rank, problem.p])
+    t = _NUMPY_TYPES[problem.datatype]
+    if problem.datatype == "byte":
+        return rng.integers(0, 256, size=n, dtype=np.uint8)
+    # small integers: sums are exact in any order, so reductions compare bit for bit
+    return rng.integers(-1000, 1000, size=n).astype(t)
+
+
+def _empty(problem: Problem, n: int) -> np.ndarray:
+    a = np.empty(n, dtype=_NUMPY_TYPES[problem.datatype])
+    a.view(np.uint8)[:] = SENTINEL
+    return a
+
+
+def _prefix(counts) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+
+
+def make_buffers(problem: Problem, rank: int, data_seed: int = 0) -> Buffers:
+    """Send and receive buffers of `rank` for `problem`, with deterministic random data.
+
+    Irregular collectives use ``problem.counts``; regular ones use the padded block
+    ``max(counts)`` on every rank.  Displacements are the prefix sums of the counts.
+    """
+    name, p, root = problem.collective, problem.p, problem.root
+    counts = np.asarray(problem.block_counts(), dtype=np.int32)
+    blk, mine, total = problem.block, int(counts[rank]), int(counts.sum())
+    is_root = rank == root
+    if name == "gather":
+        return Buffers(_data(problem, rank, blk, data_seed), _empty(problem, p * blk if is_root else 0),
+                       sendcount=blk, recvcount=blk, has_output=is_root)
+    if name == "gatherv":
+        return Buffers(_data(problem, rank, mine, data_seed), _empty(problem, total if is_root else 0),
+                       sendcount=mine, recvcounts=counts, rdispls=_prefix(counts), has_output=is_root)
+    if name == "scatter":
+        return Buffers(_data(problem, rank, p * blk if is_root else 0, data_seed), _empty(problem, blk),
+                       sendcount=blk, recvcount=blk)
+    if name == "scatterv":
+        return Buffers(_data(problem, rank, total if is_root else 0, data_seed), _empty(problem, mine),
+                       sendcounts=counts, sdispls=_prefix(counts), recvcount=mine)
+    if name == "allgather":
+        return Buffers(_data(problem, rank, blk, data_seed), _empty(problem, p * blk),
+                       sendcount=blk, recvcount=blk)
+    if name == "allgatherv":
+        return Buffers(_data(problem, rank, mine, data_seed), _empty(problem, total),
+                       sendcount=mine, recvcounts=counts, rdispls=_prefix(counts))
+    if name == "allreduce":
+        return Buffers(_data(problem, rank, blk, data_seed), _empty(problem, blk), recvcount=blk)
+    if name == "reduce":
+        return Buffers(_data(problem, rank, blk, data_seed), _empty(problem, blk),
+                       recvcount=blk, has_output=is_root)
+    if name == "reduce_scatter_block":
+        return Buffers(_data(problem, rank, p * blk, data_seed), _empty(problem, blk), recvcount=blk)
+    raise ValueError(f"no buffer layout for collective {name!r}")
+
+
+def _ptr(a: np.ndarray | None):
+    return None if a is None else a.ctypes.data
+
+
+def _args(problem: Problem, buf: Buffers) -> kernels.TuwArgs:
+    return kernels.TuwArgs(
+        sendbuf=_ptr(buf.send), sendcount=buf.sendcount,
+        sendcounts=_ptr(buf.sendcounts), sdispls=_ptr(buf.sdispls),
+        recvbuf=_ptr(buf.recv), recvcount=buf.recvcount,
+        recvcounts=_ptr(buf.recvcounts), rdispls=_ptr(buf.rdispls),
+        datatype=list(DATATYPES).index(problem.datatype), op=OPS.index(problem.op),
+        root=problem.root,
+    )
+
+
+def _check(rc: int, what: str, rank: int) -> None:
+    if rc != 0:
+        from mpi4py import MPI
+
+        raise KernelError(f"rank {rank}: {what} returned MPI error {rc}: {MPI.Get_error_string(rc)}")
+
+
+def _validate(problem: Problem, algorithm: kernels.Algorithm) -> None:
+    if problem.datatype == "byte" and collective(problem.collective).reduction:
+        raise ValueError("reductions need datatype int or double (MPI defines no sum on MPI_BYTE)")
+
+
+def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, data_seed: int = 0):
+    """Run `algorithm` once on `comm` (size ``problem.p``); return (buffers, trace events).
+
+    Trace events are this rank's recorded messages as a list of dicts (empty unless
+    `trace`).
+    """
+    lib = kernels.load()
+    alg = kernels.find_algorithm(problem.collective, algorithm)
+    buf = make_buffers(problem, comm.rank, data_seed)
+    args = _args(problem, buf)
+    if trace:
+        lib.tuw_trace_start()
+    try:
+        _check(lib.tuw_invoke(alg.index, ctypes.byref(args), kernels.comm_handle(comm)),
+               f"{problem.collective}/{algorithm}", comm.rank)
+    finally:
+        lib.tuw_trace_stop()
+    return buf, (_events(lib) if trace else [])
+
+
+def _events(lib) -> list[dict]:
+    n = lib.tuw_trace_count()
+    arr = (kernels.TuwEvent * max(n, 1))()
+    n = lib.tuw_trace_copy(arr, n)
+    return [
+        {"rank": e.rank, "peer": e.peer, "dir": "send" if e.dir == 0 else "recv", "tag": e.tag,
+         "bytes": e.bytes, "t_start": e.t_start, "t_end": e.t_end}
+        for e in arr[:n]
+    ]
+
+
+def _agree(comm, error: str | None) -> None:
+    """Raise the same RankFailure on every rank if any rank reports an error."""
+    errors = comm.allgather(error)
+    failed = [(r, e) for r, e in enumerate(errors) if e]
+    if failed:
+        r, e = failed[0]
+        raise RankFailure(f"rank {r} failed: {e}", rank=r)
+
+
+def _reference(comm, problem: Problem, data_seed: int) -> Buffers:
+    """The library's own collective, called through mpi4py on the same input.
+
+    Independent of tuwviz's C registry and argument marshalling, so even ``native``
+    (the same MPI function reached through ``tuw_invoke``) is checked against something.
+    """
+    from mpi4py import MPI
+
+    b = make_buffers(problem, comm.rank, data_seed)
+    t = {"byte": MPI.BYTE, "int": MPI.INT, "double": MPI.DOUBLE}[problem.datatype]
+    op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[problem.op]
+    root, name = problem.root, problem.collective
+    if name == "gather":
+        comm.Gather([b.send, t], [b.recv, t] if b.has_output else None, root=root)
+    elif name == "gatherv":
+        comm.Gatherv([b.send, t], [b.recv, b.recvcounts, b.rdispls, t] if b.has_output else None,
+                     root=root)
+    elif name == "scatter":
+        comm.Scatter([b.send, t] if comm.rank == root else None, [b.recv, t], root=root)
+    elif name == "scatterv":
+        comm.Scatterv([b.send, b.sendcounts, b.sdispls, t] if comm.rank == root else None,
+                      [b.recv, t], root=root)
+    elif name == "allgather":
+        comm.Allgather([b.send, t], [b.recv, t])
+    elif name == "allgatherv":
+        comm.Allgatherv([b.send, t], [b.recv, b.recvcounts, b.rdispls, t])
+    elif name == "allreduce":
+        comm.Allreduce([b.send, t], [b.recv, t], op=op)
+    elif name == "reduce":
+        comm.Reduce([b.send, t], [b.recv, t], op=op, root=root)
+    elif name == "reduce_scatter_block":
+        comm.Reduce_scatter_block([b.send, t], [b.recv, t], op=op)
+    else:
+        raise ValueError(f"no reference for collective {name!r}")
+    return b
+
+
+def _verify(comm, problem: Problem, algorithm: str, data_seed: int) -> dict:
+    ref = _reference(comm, problem, data_seed)
+    got, _ = run_kernel(comm, problem, algorithm, data_seed=data_seed)
+    mismatch = None
+    if ref.has_output:
+        a, b = ref.recv.view(np.uint8), got.recv.view(np.uint8)
+        diff = np.nonzero(a != b)[0]
+        if diff.size:
+            off = int(diff[0])
+            mismatch = {"rank": comm.rank, "offset": off, "expected": int(a[off]), "got": int(b[off]),
+                        "differing_bytes": int(diff.size)}
+    found = [m for m in comm.gather(mismatch, root=0) or [] if m]
+    return {"ok": not found, "mismatches": found}
+
+
+def _measure(comm, problem: Problem, algorithm: str, case: dict) -> dict | None:
+    from mpi4py import MPI
+
+    lib = kernels.load()
+    alg = kernels.find_algorithm(problem.collective, algorithm)
+    buf = make_buffers(problem, comm.rank, case.get("data_seed", 0))
+    args = _args(problem, buf)
+    reps, warmup = int(case.get("reps", 75)), int(case.get("warmup", 10))
+    times = np.zeros(reps, dtype=np.float64)
+    done = ctypes.c_int(0)
+    rc = lib.tuw_time(alg.index, ctypes.byref(args), kernels.comm_handle(comm), warmup, reps,
+                      float(case.get("time_limit") or 0.0),
+                      times.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), ctypes.byref(done))
+    if rc == -1:  # TUW_TIME_LIMIT: every rank stopped after the same repetition
+        raise TimeLimitExceeded(
+            f"{problem.label()} {algorithm}: time limit of {case.get('time_limit')} s exceeded "
+            f"after {done.value} of {reps} repetitions"
+        )
+    _check(rc, f"timing {problem.collective}/{algorithm}", comm.rank)
+    # a repetition's time is the slowest rank's (gatherv paper, Section 5)
+    slowest = np.zeros_like(times) if comm.rank == 0 else None
+    comm.Reduce(times, slowest, op=MPI.MAX, root=0)
+    if comm.rank != 0:
+        return None
+    us = slowest[: done.value] * 1e6
+    return {"reps": int(done.value), "warmup": warmup,
+            "min_us": float(us.min()), "median_us": float(np.median(us)),
+            "mean_us": float(us.mean()), "max_us": float(us.max())}
+
+
+def _trace(comm, problem: Problem, algorithm: str, data_seed: int) -> list | None:
+    _, events = run_kernel(comm, problem, algorithm, trace=True, data_seed=data_seed)
+    return comm.gather(events, root=0)
+
+
+_subcomms: dict[int, object] = {}
+
+
+def _subcomm(world, p: int):
+    """The first `p` ranks of `world` (None on the others); cached per size, collective."""
+    if p > world.size:
+        raise ValueError(f"case needs p={p} ranks but only {world.size} are running")
+    if p == world.size:
+        return world
+    if p not in _subcomms:
+        from mpi4py import MPI
+
+        color = 0 if world.rank < p else MPI.UNDEFINED
+        sub = world.Split(color, world.rank)
+        _subcomms[p] = sub if sub != MPI.COMM_NULL else None
+    return _subcomms[p]
+
+
+def run_case(world, case: dict):
+    """Run one case (see module docstring) on the first ``p`` ranks of `world`.
+
+    Must be called by every rank of `world`.  Returns the result on rank 0 of `world`:
+    a verify dict, a measurement dict or the gathered trace; ``None`` on other ranks.
+
+    Raises
+    ------
+    RankFailure
+        On every participating rank, if any of them could not prepare the case.
+    """
+    problem = Problem.from_dict(case["problem"])
+    algorithm, mode = case["algorithm"], case["mode"]
+    comm = _subcomm(world, problem.p)
+    if comm is None:
+        return None
+    error = None
+    try:  # purely local preparation; failures are shared before anyone communicates
+        _validate(problem, kernels.find_algorithm(problem.collective, algorithm))
+        make_buffers(problem, comm.rank, case.get("data_seed", 0))
+    except Exception as exc:  # noqa: BLE001 - reported to all ranks, then re-raised
+        error = f"{type(exc).__name__}: {exc}"
+    _agree(comm, error)
+    if mode == "verify":
+        return _verify(comm, problem, algorithm, case.get("data_seed", 0))
+    if mode == "measure":
+        return _measure(comm, problem, algorithm, case)
+    if mode == "trace":
+        return _trace(comm, problem, algorithm, case.get("data_seed", 0))
+    raise ValueError(f"unknown mode {mode!r}; valid modes: verify, measure, trace")
+
+
+def rank_info(world) -> dict:
+    """Who this process is: rank, pid, host, cores, MPI library, settings that change timings."""
+    from mpi4py import MPI
+
+    return {
+        "rank": world.rank, "size": world.size, "pid": os.getpid(),
+        "host": MPI.Get_processor_name() or socket.gethostname(), "cores": os.cpu_count(),
+        "mpi_library": " ".join(MPI.Get_library_version().splitlines()[0].split()),
+        "mpi4py": __import__("mpi4py").__version__,
+        "heavy_yield": os.environ.get("MPIR_CVAR_ENABLE_HEAVY_YIELD", ""),
+    }
