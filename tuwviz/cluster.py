@@ -183,6 +183,11 @@ class LocalCluster:
         self._ensure()
         return self._infos[: p or self.n]
 
+    @property
+    def connection_file(self) -> Path:
+        """The controller's connection file for clients (address, ports, signing key)."""
+        return self.profile_dir / "security" / f"ipcontroller-{self._cluster.cluster_id}-client.json"
+
     def ranks(self) -> list[int]:
         """MPI ranks of the engines, in order."""
         return [i["rank"] for i in self.rank_infos()]

@@ -1,0 +1,102 @@
+"""Benchmark sweeps on real MPI ranks: CSV layout, metadata, limits and failures."""
+import csv
+import os
+import threading
+
+import pandas as pd
+import pytest
+
+from tuwviz.bench import ROW_FIELDS, bench
+from tuwviz.errors import RankFailure, TimeLimitExceeded
+from tuwviz.launch import run_mpiexec
+
+
+def test_cli_bench_writes_the_documented_csv(cli, tmp_path):
+    out = tmp_path / "r.csv"
+    r = cli("bench", "gatherv", "--np", "4", "--dist", "same", "--b", "1,100,10000",
+            "--algorithms", "native,linear", "--out", str(out), "--reps", "20", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ROW_FIELDS
+    assert [(x["algorithm"], int(x["b"])) for x in rows] == [
+        ("native", 1), ("linear", 1), ("native", 100), ("linear", 100), ("native", 10000), ("linear", 10000)]
+    for x in rows:
+        b = int(x["b"])
+        assert (int(x["p"]), int(x["root"]), int(x["m"]), int(x["m_prime"])) == (4, 2, 4 * b, 4 * b)
+        lo, med, mean, hi = (float(x[k]) for k in ("min_us", "median_us", "mean_us", "max_us"))
+        assert 0 < lo <= med <= hi and lo <= mean <= hi
+        assert int(x["reps"]) == 20 and x["ranks"] == "4" and x["datatype"] == "int"
+        assert x["oversubscribed"] == str(4 > os.cpu_count())
+        assert x["heavy_yield"] == ("1" if 4 > os.cpu_count() else "0")
+        assert x["mpi_library"].startswith("MPICH") and x["backend"] == "mpiexec"
+        assert x["git_commit"] and x["date"].startswith("20")
+    native = {int(x["b"]): float(x["median_us"]) for x in rows if x["algorithm"] == "native"}
+    for x in rows:
+        expect = float(x["median_us"]) / native[int(x["b"])]
+        assert float(x["ratio_to_native"]) == pytest.approx(expect)
+    assert "linear" in r.stdout and "oversubscribed" in r.stdout
+
+
+def test_rows_are_appended_and_other_layouts_refused(tmp_path):
+    out = tmp_path / "r.csv"
+    bench("gatherv", ["native"], ps=[2], bs=[1], reps=3, warmup=1, out=out, progress=False)
+    bench("gatherv", ["linear"], ps=[2], bs=[1], reps=3, warmup=1, out=out, progress=False)
+    assert list(pd.read_csv(out)["algorithm"]) == ["native", "linear"]
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    with pytest.raises(Exception, match="exists with other columns"):
+        bench("gatherv", ["native"], ps=[2], bs=[1], reps=3, out=other, progress=False)
+
+
+def test_time_limit_stops_the_sweep_and_keeps_earlier_rows(tmp_path):
+    out = tmp_path / "r.csv"
+    # b=1 finishes far inside the limit; 4 MB blocks x 2000 repetitions cannot
+    with pytest.raises(TimeLimitExceeded, match="time limit of 0.3 s exceeded after"):
+        bench("gatherv", ["linear"], ps=[2], bs=[1, 1_000_000], reps=2000, warmup=1,
+              time_limit=0.3, out=out, progress=False)
+    rows = pd.read_csv(out)
+    assert list(rows["b"]) == [1] and rows["reps"][0] == 2000
+
+
+def test_cli_time_limit_is_a_one_line_error(cli, tmp_path):
+    r = cli("bench", "gatherv", "--np", "2", "--b", "1000000", "--reps", "5000",
+            "--time-limit", "0.2", "--no-progress", "--out", str(tmp_path / "r.csv"))
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines()[-1].startswith("error: ")
+    assert "time limit" in r.stderr
+
+
+def test_a_rank_killed_mid_sweep_is_named_and_rows_survive(tmp_path):
+    out = tmp_path / "r.csv"
+    timers = []
+
+    def killing_backend(nranks, cases, on_result, on_start=None):
+        def start(infos):
+            on_start(infos)
+            pid = infos[1]["pid"]
+            timers.append(threading.Timer(1.5, os.kill, (pid, 9)))
+            timers[-1].start()
+        return run_mpiexec(nranks, cases, on_result, on_start=start)
+
+    with pytest.raises(RankFailure, match=r"rank 1 died") as info:
+        bench("gatherv", ["native", "linear"], ps=[3], bs=[1, 10, 100, 1000] * 20, reps=400,
+              warmup=1, out=out, backend=killing_backend, progress=False)
+    assert info.value.rank == 1
+    kept = pd.read_csv(out)
+    assert 0 < len(kept) < 160 and list(kept.columns) == ROW_FIELDS
+
+
+def test_bench_bad_input(cli):
+    r = cli("bench", "gatherv", "--algorithms", "native,bogus")
+    assert r.returncode == 2 and "valid algorithms: native, linear" in r.stderr
+    r = cli("bench", "gatherv", "--np", "4", "--root", "4")
+    assert r.returncode == 2 and "root 4 out of range 0..3" in r.stderr
+    r = cli("bench", "gatherv", "--b=-3")
+    assert r.returncode == 2 and "non-negative" in r.stderr
+    r = cli("bench", "gatherv", "--dist", "lumpy")
+    assert r.returncode == 2 and "valid distributions" in r.stderr
+    r = cli("bench", "gatherv", "--np", "65")
+    assert r.returncode == 2 and "65 ranks asked, at most 64" in r.stderr
+    r = cli("bench", "gatherv", "--reps", "0")
+    assert r.returncode == 2 and "reps >= 1" in r.stderr
