@@ -1,0 +1,168 @@
+"""Every notebook runs headless top to bottom, plots offline, and cleans up after itself.
+
+Each notebook is executed with nbclient (kernel ``python3``) in a copy of ``notebooks/``
+under ``tmp_path``, so the results it writes land there.  The kernel inherits this
+process's environment, including ``PYTHONPATH`` (tuwviz from this checkout) and a marker
+variable that every process it starts (controller, mpiexec, engines) inherits too: that
+is how the test tells the notebook's processes from those of anything else running on the
+machine.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+START = "00_start_here.ipynb"
+
+MARKER_VAR = "TUWVIZ_TEST_NOTEBOOK"
+PROCESS_MARKERS = ("ipyparallel.engine", "ipyparallel.controller", "ipcontroller", "hydra_pmi_proxy",
+                   "mpiexec")
+# Inline BokehJS contains lazy-load fallbacks (MathJax, Tabler icons from cdn.jsdelivr.net)
+# that are never fetched unless a plot uses TeX or icons; its bundles are delimited by these
+# comments and left out of the CDN check.
+BOKEHJS_BUNDLE = re.compile(r"/\* BEGIN (\S+) \*/.*?/\* END \1 \*/", re.S)
+CDN_HOSTS = ("cdn.bokeh.org", "cdn.jsdelivr", "unpkg")
+
+
+def _marked_processes(marker: str) -> list[str]:
+    """``pid args`` of live MPI/ipyparallel processes whose environment carries `marker`."""
+    out = subprocess.run(["ps", "-eo", "pid=,stat=,args="], capture_output=True, text=True).stdout
+    found = []
+    needle = f"{MARKER_VAR}={marker}".encode()
+    for line in out.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) < 3 or "Z" in parts[1] or not any(m in parts[2] for m in PROCESS_MARKERS):
+            continue
+        try:
+            environ = Path(f"/proc/{parts[0]}/environ").read_bytes()
+        except OSError:  # gone meanwhile, or not ours
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(f"{parts[0]} {parts[2][:120]}")
+    return found
+
+
+class _ProcessSampler(threading.Thread):
+    """Notes, while a notebook runs, whether processes carrying the marker ever existed."""
+
+    def __init__(self, marker: str):
+        super().__init__(daemon=True)
+        self.marker = marker
+        self.seen: set[str] = set()
+        self._stop = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop.wait(1.0):
+            self.seen.update(_marked_processes(self.marker))
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.join()
+
+
+def _outputs_text(nb) -> str:
+    """All outputs of all code cells as one string (MIME bundles JSON-encoded if not text)."""
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                parts.append(out["text"])
+            for value in out.get("data", {}).values():
+                parts.append(value if isinstance(value, str) else json.dumps(value))
+            parts.extend(out.get("traceback", []))
+    return "\n".join(parts)
+
+
+def _mime_types(nb) -> set[str]:
+    return {mime for cell in nb.cells for out in cell.get("outputs", [])
+            for mime in out.get("data", {})}
+
+
+@pytest.fixture
+def notebook_env(monkeypatch, tmp_path):
+    """Environment for the kernel: tuwviz importable, MPI from this venv, a unique marker."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    for var in ("IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
+        if not os.environ.get(var):
+            monkeypatch.setenv(var, str(tmp_path / "home" / var.lower()))
+    marker = uuid.uuid4().hex
+    monkeypatch.setenv(MARKER_VAR, marker)
+    return marker
+
+
+def test_there_are_notebooks():
+    assert any(p.name == START for p in NOTEBOOKS)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_stored_without_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            assert cell.outputs == [], f"{path.name}: code cell {i} has stored outputs"
+            assert cell.execution_count is None, f"{path.name}: code cell {i} has an execution count"
+    assert path.stat().st_size < 100_000, f"{path.name} is {path.stat().st_size} bytes on disk"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_runs(path, tmp_path, notebook_env):
+    workdir = tmp_path / "notebooks"
+    shutil.copytree(path.parent, workdir, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "results"))
+    nb = nbformat.read(workdir / path.name, as_version=4)
+
+    sampler = _ProcessSampler(notebook_env)
+    sampler.start()
+    t0 = time.monotonic()
+    try:
+        # raises CellExecutionError (with the cell's traceback) if any cell fails
+        NotebookClient(nb, timeout=600, kernel_name="python3",
+                       resources={"metadata": {"path": str(workdir)}}).execute()
+    finally:
+        sampler.stop()
+    elapsed = time.monotonic() - t0
+
+    text = _outputs_text(nb)
+    outside_bokehjs = BOKEHJS_BUNDLE.sub("", text)
+    for host in CDN_HOSTS:
+        assert host not in outside_bokehjs, f"{path.name} refers to {host}"
+    assert "cdn.bokeh.org" not in text
+    assert not re.search(r"<(?:script|link)\b[^>]*\b(?:src|href)=[\\\"']*https?:", text), \
+        f"{path.name} loads something from the network"
+    assert not re.search(r"js_urls\s*=\s*\[\s*[\"']", text), f"{path.name} loads BokehJS from URLs"
+
+    # the kernel has shut down: nothing the notebook started may survive it
+    deadline = time.monotonic() + 30
+    left = _marked_processes(notebook_env)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.5)
+        left = _marked_processes(notebook_env)
+    assert not left, f"{path.name} left processes behind:\n" + "\n".join(left)
+    if "LocalCluster" in "".join(c.source for c in nb.cells if c.cell_type == "code"):
+        assert sampler.seen, "no engines were seen while the notebook ran: is the check blind?"
+
+    if path.name == START:
+        mimes = _mime_types(nb)
+        assert "application/vnd.bokehjs_exec.v0+json" in mimes, "no Bokeh plot in the outputs"
+        assert "application/vnd.bokehjs_load.v0+json" in mimes, "BokehJS was not loaded"
+        assert "/* BEGIN bokeh.min.js */" in text, "BokehJS is not inline"
+        assert elapsed < 120, f"{path.name} took {elapsed:.0f} s"
+        results = workdir / "results" / "00_start_here.csv"
+        assert results.exists(), "the benchmark rows were not written under results/"
+        with open(results) as f:
+            assert len(f.readlines()) == 1 + 6  # header, 2 algorithms x 3 block sizes
