@@ -29,8 +29,8 @@ NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 START = "00_start_here.ipynb"
 
 MARKER_VAR = "TUWVIZ_TEST_NOTEBOOK"
-PROCESS_MARKERS = ("ipyparallel.engine", "ipyparallel.controller", "ipcontroller", "hydra_pmi_proxy",
-                   "mpiexec")
+PROCESS_MARKERS = ("ipyparallel.engine", "ipyparallel.controller", "ipcontroller",
+                   "hydra_pmi_proxy", "mpiexec")
 # Inline BokehJS contains lazy-load fallbacks (MathJax, Tabler icons from cdn.jsdelivr.net)
 # that are never fetched unless a plot uses TeX or icons; its bundles are delimited by these
 # comments and left out of the CDN check.
@@ -63,14 +63,14 @@ class _ProcessSampler(threading.Thread):
         super().__init__(daemon=True)
         self.marker = marker
         self.seen: set[str] = set()
-        self._stop = threading.Event()
+        self._done = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.wait(1.0):
+        while not self._done.wait(1.0):
             self.seen.update(_marked_processes(self.marker))
 
     def stop(self) -> None:
-        self._stop.set()
+        self._done.set()
         self.join()
 
 
@@ -95,8 +95,11 @@ def _mime_types(nb) -> set[str]:
 @pytest.fixture
 def notebook_env(monkeypatch, tmp_path):
     """Environment for the kernel: tuwviz importable, MPI from this venv, a unique marker."""
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    def prepend(var: str, path: Path) -> None:
+        monkeypatch.setenv(var, os.pathsep.join(filter(None, [str(path), os.environ.get(var)])))
+
+    prepend("PYTHONPATH", REPO)
+    prepend("PATH", Path(sys.executable).parent)
     for var in ("IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
         if not os.environ.get(var):
             monkeypatch.setenv(var, str(tmp_path / "home" / var.lower()))
@@ -116,14 +119,16 @@ def test_stored_without_outputs(path):
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "code":
             assert cell.outputs == [], f"{path.name}: code cell {i} has stored outputs"
-            assert cell.execution_count is None, f"{path.name}: code cell {i} has an execution count"
+            assert cell.execution_count is None, \
+                f"{path.name}: code cell {i} has an execution count"
     assert path.stat().st_size < 100_000, f"{path.name} is {path.stat().st_size} bytes on disk"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path, tmp_path, notebook_env):
     workdir = tmp_path / "notebooks"
-    shutil.copytree(path.parent, workdir, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "results"))
+    shutil.copytree(path.parent, workdir,
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "results"))
     nb = nbformat.read(workdir / path.name, as_version=4)
 
     sampler = _ProcessSampler(notebook_env)

@@ -61,7 +61,8 @@ def test_caption_says_where_it_was_measured(bench_df):
     assert "oversubscribed" in caption
     assert "heavy yield" in caption and f"backend {bench_df['backend'].iloc[0]}" in caption
 
-    elsewhere = bench_df.assign(ranks=4, oversubscribed=True, heavy_yield="1", backend="ipyparallel")
+    elsewhere = bench_df.assign(ranks=4, oversubscribed=True, heavy_yield="1",
+                                backend="ipyparallel")
     caption = _caption(plots.bench_figure(elsewhere))
     assert "on 4 ranks, oversubscribed, MPICH heavy yield on, backend ipyparallel" in caption
 
