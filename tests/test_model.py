@@ -218,14 +218,16 @@ def test_to_dict_is_json_and_round_trips():
     pr = make_problem("gatherv", p=3, distribution="same", b=2, root=0)
     s = Schedule(
         "gatherv", "hand", 3,
-        [[Recv(1, 8), Compute(2, "copy")], [SendRecv(0, 8, 2, 0, tag=7)], [Send(1, 0)]],
+        [[Recv(1, 8, blocks=range(1, 2)), Compute(2, "copy")], [SendRecv(0, 8, 2, 0, tag=7)],
+         [Send(1, 0, kind="exchange")]],
         problem=pr, meta={"parent": np.array([-1, 0, 1])},
     )
     d = json.loads(json.dumps(s.to_dict()))
     assert d["programs"][1] == [
         {"op": "sendrecv", "send_peer": 0, "send_nbytes": 8, "recv_peer": 2,
-         "recv_nbytes": 0, "tag": 7}
+         "recv_nbytes": 0, "tag": 7, "send_blocks": None, "recv_blocks": None, "kind": "data"}
     ]
+    assert d["programs"][0][0]["blocks"] == [1, 2] and d["programs"][2][0]["kind"] == "exchange"
     assert d["programs"][0][1] == {"op": "compute", "units": 2, "label": "copy"}
     assert d["meta"] == {"parent": [-1, 0, 1]}
     back = Schedule.from_dict(d)

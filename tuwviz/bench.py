@@ -10,7 +10,9 @@ oversubscription, MPICH heavy-yield mode, date, git commit) is on every row.
 
 Examples
 --------
->>> df = bench("gatherv", ["native", "linear"], ps=[4], bs=[1, 100])   # doctest: +SKIP
+>>> df = bench("gatherv", ["native", "linear"], ps=[2], bs=[1, 100], reps=5, progress=False)
+>>> list(zip(df["algorithm"], df["b"], df["m_prime"]))
+[('native', 1, 2), ('linear', 1, 2), ('native', 100, 200), ('linear', 100, 200)]
 """
 from __future__ import annotations
 

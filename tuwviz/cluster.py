@@ -71,9 +71,11 @@ class LocalCluster:
 
     Examples
     --------
-    >>> with LocalCluster(n=2) as cluster:          # doctest: +SKIP
-    ...     print(cluster.ranks())
-    [0, 1]
+    Starting engines takes seconds, so this example is tested in ``tests/test_cluster.py``
+    rather than as a doctest::
+
+        with LocalCluster(n=2) as cluster:
+            print(cluster.ranks())          # [0, 1]
     """
 
     def __init__(self, n: int = 4, profile: str = "local", heavy_yield: bool | None = None,
@@ -205,9 +207,32 @@ class LocalCluster:
 
         `func` runs on all ranks together, so it may use ``MPI.COMM_WORLD`` collectively.
         """
+        import ipyparallel as ipp
+
         self._ensure()
-        pending = [self._client[e].apply_async(func, *args) for e in self._engines]
+        self._raise_if_dead()
+        try:
+            pending = [self._client[e].apply_async(func, *args) for e in self._engines]
+        except (IndexError, ipp.error.NoEnginesRegistered):
+            # an engine unregistered between two calls: it died while idle
+            self._raise_if_dead(wait=5.0)
+            self._stop_engines()
+            raise RankFailure("an engine vanished; engines stopped (the next call restarts them)")
         return self._wait(pending, timeout)
+
+    def _raise_if_dead(self, wait: float = 0.0) -> None:
+        """Raise RankFailure naming the first rank that died, if one did (waits up to `wait` s)."""
+        t0 = time.monotonic()
+        while True:
+            dead = self._watch.dead()
+            if dead:
+                self._stop_engines()
+                raise RankFailure(f"rank {dead[0]} died (pid {self._infos[dead[0]]['pid']}); the "
+                                  f"run was aborted and the engines stopped (the next call "
+                                  f"restarts them)", rank=dead[0])
+            if time.monotonic() - t0 >= wait:
+                return
+            time.sleep(0.1)
 
     def _wait(self, pending: list, timeout: float | None) -> list:
         """Wait for one result per rank; stop everything within seconds if one fails."""
@@ -223,12 +248,7 @@ class LocalCluster:
                 bad = [r for r, ar in enumerate(pending) if done[r] and not ar.successful()]
                 if bad and failed_at is None:
                     failed_at = time.monotonic()
-                dead = self._watch.dead()
-                if dead:
-                    self._stop_engines()
-                    raise RankFailure(f"rank {dead[0]} died (pid {self._infos[dead[0]]['pid']}); the "
-                                      f"run was aborted and the engines stopped (the next call "
-                                      f"restarts them)", rank=dead[0])
+                self._raise_if_dead()
                 if failed_at is not None and time.monotonic() - failed_at > FAILURE_GRACE:
                     break  # the others are stuck waiting for the failed rank
                 if timeout is not None and time.monotonic() - t0 > timeout:

@@ -7,7 +7,7 @@ new name (so even a running engine picks up the new code).
 
 Examples
 --------
->>> [a.name for a in algorithms("gatherv")]  # doctest: +SKIP
+>>> [a.name for a in algorithms("gatherv")]
 ['native', 'linear']
 """
 from __future__ import annotations

@@ -8,7 +8,12 @@ as the algorithm's C kernel.  Programs consist of four blocking operations:
   bidirectional port of the one-ported model);
 * :class:`Compute`: local work, e.g. reducing ``units`` elements, costing ``gamma * units``.
 
-All sizes are in bytes and all peers are ranks ``0 .. p-1``.  Messages between an ordered
+All sizes are in bytes and all peers are ranks ``0 .. p-1``.  A message may also say which
+blocks it carries (``blocks``, a range of block indices: the gatherv paper's trees always
+move consecutive rank ranges, a ring moves one block) and what kind of message it is
+(``kind``: ``"data"``, or e.g. ``"exchange"`` for the constant-size tree-construction
+messages of the gatherv paper's Lemma 2.3).  Neither changes timing; the visualizations
+draw them and :meth:`Schedule.holdings` checks that blocks really end where they should.  Messages between an ordered
 pair of ranks are matched in program order, as MPI's non-overtaking rule guarantees for a
 fixed (source, tag, communicator); tags are recorded for the reader but not matched on.
 
@@ -51,20 +56,24 @@ class ScheduleError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Send:
-    """Blocking send of `nbytes` bytes to rank `peer`."""
+    """Blocking send of `nbytes` bytes to rank `peer` (carrying `blocks`, if known)."""
 
     peer: int
     nbytes: int
     tag: int = 0
+    blocks: range | None = None
+    kind: str = "data"
 
 
 @dataclass(frozen=True, slots=True)
 class Recv:
-    """Blocking receive of `nbytes` bytes from rank `peer`."""
+    """Blocking receive of `nbytes` bytes from rank `peer` (carrying `blocks`, if known)."""
 
     peer: int
     nbytes: int
     tag: int = 0
+    blocks: range | None = None
+    kind: str = "data"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +89,9 @@ class SendRecv:
     recv_peer: int
     recv_nbytes: int
     tag: int = 0
+    send_blocks: range | None = None
+    recv_blocks: range | None = None
+    kind: str = "data"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +112,9 @@ _OP_TYPES = {name: cls for cls, name in _OP_NAMES.items()}
 def op_to_dict(op: Op) -> dict:
     """JSON-able form of `op`: its fields plus an ``"op"`` key naming its kind."""
     d = {"op": _OP_NAMES[type(op)]}
-    d.update((f.name, getattr(op, f.name)) for f in fields(op))
+    for f in fields(op):
+        v = getattr(op, f.name)
+        d[f.name] = [v.start, v.stop] if isinstance(v, range) else v
     return d
 
 
@@ -116,6 +130,9 @@ def op_from_dict(d: dict) -> Op:
     name = values.pop("op")
     if name not in _OP_TYPES:
         raise ValueError(f"unknown op {name!r}; valid ops: {', '.join(_OP_TYPES)}")
+    for k in ("blocks", "send_blocks", "recv_blocks"):
+        if isinstance(values.get(k), list):
+            values[k] = range(*values[k])
     return _OP_TYPES[name](**values)
 
 
