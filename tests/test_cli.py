@@ -56,3 +56,47 @@ def test_no_mpi_compiler_is_a_clear_error(cli, tmp_path):
     assert r.stderr.strip() == "error: MPICC=/nonexistent/mpicc is not an executable compiler"
     r = cli("verify", "--np", "2", env={"MPIEXEC": "/nonexistent/mpiexec"})
     assert r.returncode == 1 and "MPIEXEC=/nonexistent/mpiexec" in r.stderr
+
+
+def test_lab_really_serves_on_loopback_and_requires_the_token(tmp_path):
+    import glob
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    with socket.socket() as s:  # a free port
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    runtime = tmp_path / "runtime"
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime)}
+    proc = subprocess.Popen([sys.executable, "-m", "tuwviz.cli", "lab", "--port", str(port),
+                             "--no-browser"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        info = None
+        deadline = time.monotonic() + 90
+        while info is None and time.monotonic() < deadline:
+            files = glob.glob(str(runtime / "jpserver-*.json"))
+            info = json.loads(open(files[0]).read()) if files else None
+            time.sleep(0.5)
+        assert info is not None, "JupyterLab did not start"
+        assert info["token"] and info["port"] == port
+        base = f"http://127.0.0.1:{port}/api/status"
+        try:
+            urllib.request.urlopen(base, timeout=10)
+            raise AssertionError("the server answered without its token")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 403
+        with urllib.request.urlopen(f"{base}?token={info['token']}", timeout=10) as r:
+            assert r.status == 200
+        # bound to loopback only: no listener on the machine's other addresses
+        listen = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True).stdout
+        assert listen.strip() and all("127.0.0.1:" in line for line in listen.strip().splitlines())
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
