@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import RankFailure, TuwvizError
-from .launch import MAX_RANKS, mpi_env
+from .launch import check_ranks, mpi_env
 from .watch import ENV_VAR as WATCH_ENV
 from .watch import RankWatch
 
@@ -80,11 +80,7 @@ class LocalCluster:
 
     def __init__(self, n: int = 4, profile: str = "local", heavy_yield: bool | None = None,
                  start_timeout: float = 120.0):
-        if n < 1:
-            raise ValueError(f"number of engines must be at least 1, got {n}")
-        if n > MAX_RANKS:
-            raise ValueError(f"{n} engines asked, at most {MAX_RANKS} allowed on this machine "
-                             f"(set TUWVIZ_MAX_RANKS to raise the limit)")
+        check_ranks(n)
         self.n = n
         self.profile_dir = PROFILES_DIR / profile
         if not (self.profile_dir / "ipcluster_config.py").exists():

@@ -81,17 +81,6 @@ def check_ranks(nranks: int) -> None:
         )
 
 
-def check_ranks(nranks: int) -> None:
-    """Raise ValueError unless 1 <= `nranks` <= :data:`MAX_RANKS`."""
-    if nranks < 1:
-        raise ValueError(f"number of ranks must be at least 1, got {nranks}")
-    if nranks > MAX_RANKS:
-        raise ValueError(
-            f"{nranks} ranks asked, at most {MAX_RANKS} allowed on this machine "
-            f"(set TUWVIZ_MAX_RANKS to raise the limit)"
-        )
-
-
 def run_mpiexec(
     nranks: int,
     cases: list[dict],
