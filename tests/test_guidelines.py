@@ -364,6 +364,10 @@ def test_table_algorithms_parameter(measured):
     with pytest.raises(ValueError, match="no gatherv rows of algorithm.s. tuw .*native, linear"):
         gl.gatherv_table(path, algorithms=["native", "tuw"])
     assert gl.algorithm_title("gatherv", "tuw") == "TUW_Gatherv"
+    assert gl.table_ps(path) == [P]
+    assert gl.gatherv_table(path, p=P).rows == gl.gatherv_table(path).rows
+    with pytest.raises(ValueError, match="no gatherv rows with p=3 in the results .they have p=4"):
+        gl.gatherv_table(path, p=3)
 
 
 # -- plot and page -------------------------------------------------------------------------
@@ -476,6 +480,15 @@ def test_cli_guidelines_measures_companions_and_prints_the_table(cli, tmp_path):
         {"gatherv-1"} if any(len(set(_counts("spikes", b))) == 1 for b in (1, 10)) else set())
     assert {e["algorithm"] for e in ev} == {"native", "linear"}
     assert all(e["violated"] == (e["lhs"] > e["rhs"]) for e in ev)
+
+
+def test_cli_guidelines_help(cli):
+    r = cli("--help")
+    assert r.returncode == 0 and "guidelines" in r.stdout
+    r = cli("guidelines", "--help")
+    assert r.returncode == 0
+    for flag in ("--measure-missing", "--no-measure", "--html", "--json", "--algorithms"):
+        assert flag in r.stdout
 
 
 def test_cli_guidelines_bad_input(cli, tmp_path):

@@ -242,11 +242,13 @@ def cmd_guidelines(args) -> int:
                                warmup=args.warmup, seed=args.seed,
                                progress=not args.no_progress and not args.json)
             df = gl.load_results(args.csv)
-    tables = [gl.guideline_table(df, k, algorithms=algorithms, mark=mark) for k in layouts]
+    # one table per collective and p, as in the paper
+    tables = [gl.guideline_table(df, k, algorithms=algorithms, mark=mark, p=p)
+              for k in layouts for p in gl.table_ps(df, k)]
     if args.html:
-        table = tables[0]
-        figure = gl.guideline_figure(df, table.layout.plot, algorithms=algorithms)
-        path = gl.save_page(args.html, table, figure,
+        plots = [gl.LAYOUTS[k].plot for k in layouts if gl.LAYOUTS[k].plot]
+        figure = gl.guideline_figure(df, plots[0], algorithms=algorithms) if plots else None
+        path = gl.save_page(args.html, tables, figure,
                             title=f"tuwviz guidelines: {Path(args.csv).name}")
         print(f"wrote {path}", file=sys.stderr)
     if args.json:

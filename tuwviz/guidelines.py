@@ -95,6 +95,7 @@ __all__ = [
     "measure_missing",
     "missing_operations",
     "save_page",
+    "table_ps",
 ]
 
 
@@ -1050,12 +1051,14 @@ def guideline_table(
     stats: Iterable[str] = ("avg", "min"),
     mark: Iterable[str] = ("avg", "min"),
     slack: float = 1.0,
+    p: int | None = None,
 ) -> GuidelineTable:
     """Lay benchmark rows out as a paper's guideline table, violations marked.
 
-    Rows are problems (distribution, m, m'; with p and root when the results have several),
+    Rows are problems (distribution, m, m'; with p and root when the table has several),
     columns the layout's fixed column pairs and one pair per algorithm under test, each pair
-    one cell per statistic.
+    one cell per statistic.  Like the paper's tables, one table is usually for one p
+    (see `p` and :func:`table_ps`).
 
     Parameters
     ----------
@@ -1073,6 +1076,8 @@ def guideline_table(
         (``mark=("min",)``); by default both are marked.
     slack : float
         See :func:`evaluate`.
+    p : int, optional
+        Only the problems (and companion rows) with this number of processes.
 
     Returns
     -------
@@ -1093,6 +1098,12 @@ def guideline_table(
     if not (df["collective"] == coll).any():
         have = ", ".join(sorted(set(df["collective"])))
         raise ValueError(f"no {coll} rows in the results (they have {have})")
+    if p is not None:
+        ps = table_ps(df, lay)
+        if p not in ps:
+            raise ValueError(f"no {coll} rows with p={p} in the results (they have p="
+                             f"{', '.join(map(str, ps))})")
+        df = df[df["p"] == p].reset_index(drop=True)
     stats, mark = list(stats), list(mark)
     algs = _subject_algorithms(df, coll, algorithms)
     guides = [GUIDELINES[k] for k in lay.guidelines]
@@ -1182,6 +1193,13 @@ def guideline_table(
     return GuidelineTable(lay, titles, stats, rows, violations, ev, caption, show_p)
 
 
+def table_ps(results, layout: str | TableLayout = "gatherv") -> list[int]:
+    """The numbers of processes the results have rows of the layout's collective for."""
+    df = load_results(results)
+    lay = LAYOUTS[layout] if isinstance(layout, str) and layout in LAYOUTS else layout
+    return sorted({int(v) for v in df.loc[df["collective"] == lay.collective, "p"]})
+
+
 def gatherv_table(results, algorithms: Iterable[str] | None = None, **kwargs) -> GuidelineTable:
     """The gatherv paper's Tables 1-5: MPI_Gather, Guideline (2), then one pair per algorithm.
 
@@ -1203,7 +1221,7 @@ def guideline_figure(
     algorithms: Iterable[str] | None = None,
     x: str = "m",
 ) -> "Model":
-    """Measured times against a guideline's bound, log-log, one panel per distribution.
+    """Measured times against a guideline's bound, log-log, one panel per p and distribution.
 
     For every algorithm under test the side containing it is drawn as measured (solid for
     ``avg``, dashed for ``min``); the other side, the bound, in black.  Violations are
@@ -1223,7 +1241,7 @@ def guideline_figure(
     Returns
     -------
     bokeh layout
-        A column of figures, one per distribution; each series' ``ColumnDataSource`` is named (``"MPI_Gatherv avg"``,
+        A column of figures, one per p and distribution; each series' ``ColumnDataSource`` is named (``"MPI_Gatherv avg"``,
         ``"bound min"``, ``"violations"``) and tagged ``"series"``.
     """
     from bokeh.layouts import column
@@ -1243,17 +1261,16 @@ def guideline_figure(
         raise ValueError(f"x must be m, m_prime or b, got {x!r}")
     measured_side = g.subject_side
     bound_side = "rhs" if measured_side == "lhs" else "lhs"
-    where = measured_where(df)
     coll = g.subject.collective
     algs = list(dict.fromkeys(ev["algorithm"]))
     figs = []
-    dists = sorted(set(ev["distribution"]),
-                   key=lambda d: _DIST_ORDER.index(d) if d in _DIST_ORDER else 99)
-    for dist in dists:
-        part = ev[ev["distribution"] == dist].sort_values([x, "b"], kind="stable")
+    panels = sorted(set(zip(ev["p"], ev["distribution"])),
+                    key=lambda k: (k[0], _DIST_ORDER.index(k[1]) if k[1] in _DIST_ORDER else 99))
+    for p, dist in panels:
+        part = ev[(ev["p"] == p) & (ev["distribution"] == dist)]
+        part = part.sort_values([x, "b"], kind="stable")
         positive = bool((part[x] > 0).all())
-        ps = "/".join(str(p) for p in sorted(set(part["p"])))
-        fig = figure(title=f"{problem_title(dist)}, p={ps}: {g.name}, {g.statement}",
+        fig = figure(title=f"{problem_title(dist)}, p={p}: {g.name}, {g.statement}",
                      width=820, height=400, x_axis_type="log" if positive else "linear",
                      y_axis_type="log", x_axis_label={"m": "m (elements)",
                                                       "m_prime": "m' (elements)",
@@ -1300,7 +1317,7 @@ def guideline_figure(
             ("time µs", "@time{0.00}"), ("lhs µs", "@lhs{0.00}"), ("rhs µs", "@rhs{0.00}"),
             ("factor lhs/rhs", "@factor{0.000}"), ("violated", "@violated"),
         ]))
-        fig.add_layout(Title(text=where, name="measured_where", text_font_size="9pt",
+        fig.add_layout(Title(text=measured_where(df[df["p"] == p]), name="measured_where", text_font_size="9pt",
                              text_font_style="italic", text_color="#444444"), "below")
         figs.append(fig)
     return column(*figs)
@@ -1317,15 +1334,16 @@ def _source(rows: "pd.DataFrame", x: str, side: str) -> dict:
     }
 
 
-def save_page(path: str | os.PathLike, table: GuidelineTable | None = None,
+def save_page(path: str | os.PathLike,
+              table: "GuidelineTable | Iterable[GuidelineTable] | None" = None,
               figure: "Model | None" = None, title: str = "tuwviz guidelines") -> Path:
-    """Write an offline HTML page: the table (real HTML), then the figure (BokehJS inline).
+    """Write an offline HTML page: the table(s) (real HTML), then the figure (BokehJS inline).
 
     Parameters
     ----------
     path : path
         File to write; parent directories are created.
-    table : GuidelineTable, optional
+    table : GuidelineTable or list of them, optional
     figure : bokeh Model, optional
         E.g. :func:`guideline_figure`.
     title : str
@@ -1336,6 +1354,7 @@ def save_page(path: str | os.PathLike, table: GuidelineTable | None = None,
     pathlib.Path
     """
     esc = _html.escape
+    tables = [] if table is None else [table] if isinstance(table, GuidelineTable) else list(table)
     head, body = "", ""
     if figure is not None:
         from bokeh.embed import components
@@ -1346,7 +1365,7 @@ def save_page(path: str | os.PathLike, table: GuidelineTable | None = None,
         body = div
     html = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{esc(title)}</title>\n{head}\n</head>\n<body style=\"font-family:sans-serif\">\n"
-            f"<h1>{esc(title)}</h1>\n{table.to_html() if table is not None else ''}\n{body}\n"
+            f"<h1>{esc(title)}</h1>\n{chr(10).join(t.to_html() for t in tables)}\n{body}\n"
             "</body>\n</html>\n")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
