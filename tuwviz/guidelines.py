@@ -1021,7 +1021,7 @@ class GuidelineTable:
         return self.to_html()
 
 
-def _caption(df: "pd.DataFrame", layout: TableLayout, used: "pd.DataFrame", stats, ps,
+def _caption(layout: TableLayout, used: "pd.DataFrame", stats, ps,
              mark_rules) -> str:
     from .plots import measured_where
 
@@ -1189,7 +1189,7 @@ def guideline_table(
     used = pd.DataFrame(used_rows)
     ps = list(dict.fromkeys((pr.p, pr.root if collective_info(coll).rooted else None)
                             for pr in problems))
-    caption = _caption(df, lay, used, stats, ps, mark_rules)
+    caption = _caption(lay, used, stats, ps, mark_rules)
     return GuidelineTable(lay, titles, stats, rows, violations, ev, caption, show_p)
 
 
