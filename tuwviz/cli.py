@@ -1,4 +1,4 @@
-"""The ``tuwviz`` command: verify, bench, model, list, lab.
+"""The ``tuwviz`` command: verify, bench, guidelines, model, list, lab.
 
 Every subcommand prints a readable table by default and JSON with ``--json``.  Errors
 print one line, ``error: ...``, and exit with status 2 (bad input) or 1 (a failed run or
@@ -24,6 +24,7 @@ examples:
   tuwviz verify --np 1-9
   tuwviz verify --np 1-17 --collective gatherv --algorithms linear
   tuwviz bench gatherv --np 4 --dist same --b 1,100,10000 --algorithms native,linear --out r.csv
+  tuwviz guidelines r.csv --html r.html
   tuwviz model gatherv linear --np 8 --dist random --b 100 --json
   tuwviz lab
 """
@@ -83,6 +84,37 @@ def _parser() -> argparse.ArgumentParser:
                     help="seconds one measurement may take; exceeding it is an error (default: none)")
     sp.add_argument("--seed", type=int, default=0, help="seed for random sizes and data")
     sp.add_argument("--out", help="CSV file to append rows to (created with a header if new)")
+    sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    common(sp)
+
+    sp = sub.add_parser(
+        "guidelines", help="check performance guidelines on a bench CSV; print the paper's table",
+        description="Evaluate the performance guidelines declared in tuwviz.guidelines (for "
+                    "gatherv: (1) MPI_Gather(m) <= MPI_Gatherv(m) where all m_i are equal, (2) "
+                    "MPI_Gatherv(m) <= MPI_Allreduce(1) + MPI_Gather(m')) on the rows of a "
+                    "'tuwviz bench' CSV, with average and minimum times. Companion operations "
+                    "the CSV lacks (the library's gather and allreduce on the same p) are "
+                    "measured first and appended to the CSV. Prints the table in the layout of "
+                    "the gatherv paper's Tables 1-5, violations marked * and listed in words.",
+    )
+    sp.add_argument("csv", help="results CSV written by 'tuwviz bench ... --out'")
+    group = sp.add_mutually_exclusive_group()
+    group.add_argument("--measure-missing", dest="measure", action="store_true", default=True,
+                       help="measure missing companion operations and append them to CSV (default)")
+    group.add_argument("--no-measure", dest="measure", action="store_false",
+                       help="do not measure; missing companion operations are an error")
+    sp.add_argument("--html", metavar="OUT.html",
+                    help="also write the table and a plot against the Guideline (2) bound to a "
+                         "standalone HTML page (BokehJS inline, works offline)")
+    sp.add_argument("--algorithms", help="comma-separated algorithms under test to show "
+                                         "(default: all in the CSV, native first)")
+    sp.add_argument("--mark", default="avg,min",
+                    help="statistics whose violations are marked (default avg,min; the paper "
+                         "marks min only)")
+    sp.add_argument("--reps", type=int, help="repetitions for new measurements (default: the CSV's)")
+    sp.add_argument("--warmup", type=int, help="warm-up calls for new measurements (default: the CSV's)")
+    sp.add_argument("--seed", type=int, default=0,
+                    help="seed the CSV was measured with (for random block sizes; default 0)")
     sp.add_argument("--no-progress", action="store_true", help="no progress bar")
     common(sp)
 
@@ -188,6 +220,45 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_guidelines(args) -> int:
+    from . import guidelines as gl
+
+    df = gl.load_results(args.csv)
+    layouts = [k for k in gl.LAYOUTS if (df["collective"] == k).any()]
+    if not layouts:
+        have = ", ".join(sorted(set(df["collective"])))
+        raise ValueError(f"{args.csv} has no rows of {', '.join(gl.LAYOUTS)} (it has {have}); "
+                         f"benchmark one first, e.g. 'tuwviz bench gatherv --out {args.csv}'")
+    algorithms = _names(args.algorithms)
+    mark = _names(args.mark) or []
+    if args.measure:
+        missing = gl.missing_operations(df, algorithms=algorithms)
+        if missing:
+            print(f"measuring {len(missing)} missing companion operation(s), appending to "
+                  f"{args.csv}:", file=sys.stderr)
+            for mo in missing:
+                print(f"  {mo.describe()}", file=sys.stderr)
+            gl.measure_missing(args.csv, algorithms=algorithms, reps=args.reps,
+                               warmup=args.warmup, seed=args.seed,
+                               progress=not args.no_progress and not args.json)
+            df = gl.load_results(args.csv)
+    # one table per collective and p, as in the paper
+    tables = [gl.guideline_table(df, k, algorithms=algorithms, mark=mark, p=p)
+              for k in layouts for p in gl.table_ps(df, k)]
+    if args.html:
+        plots = [gl.LAYOUTS[k].plot for k in layouts if gl.LAYOUTS[k].plot]
+        figure = gl.guideline_figure(df, plots[0], algorithms=algorithms) if plots else None
+        path = gl.save_page(args.html, tables, figure,
+                            title=f"tuwviz guidelines: {Path(args.csv).name}")
+        print(f"wrote {path}", file=sys.stderr)
+    if args.json:
+        ev = gl.evaluate(df, algorithms=algorithms)
+        print(ev.to_json(orient="records", indent=2, force_ascii=False))
+        return 0
+    print("\n\n".join(t.to_text() for t in tables))
+    return 0
+
+
 def cmd_model(args) -> int:
     from . import model
     from .problems import Problem, make_problem
@@ -238,8 +309,8 @@ def cmd_lab(args) -> int:
     return subprocess.call(cmd, env=env)
 
 
-COMMANDS = {"list": cmd_list, "verify": cmd_verify, "bench": cmd_bench, "model": cmd_model,
-            "lab": cmd_lab}
+COMMANDS = {"list": cmd_list, "verify": cmd_verify, "bench": cmd_bench,
+            "guidelines": cmd_guidelines, "model": cmd_model, "lab": cmd_lab}
 
 
 def main(argv: list[str] | None = None) -> int:
