@@ -61,7 +61,7 @@ def browser():
 @pytest.fixture(scope="module")
 def animation_page(browser, tmp_path_factory):
     s = model.schedule("gatherv", "linear", make_problem("gatherv", 5, "random", 3, root=2))
-    layout = viz.animate_schedule(s, interval_ms=400)
+    layout = viz.animate_schedule(s, interval_ms=1000)
     path = viz.save_html(layout, tmp_path_factory.mktemp("html") / "animation.html")
     page = browser.new_page()
     errors: list[str] = []
@@ -97,7 +97,8 @@ def test_moving_the_slider_redraws_the_animation(animation_page):
     assert after["value"] == 3
     assert after["current"] == _expected(schedule, frames[3]) != []
     assert after["done"] == sum(len(f["messages"]) for f in frames[1:3])
-    assert after["held"][2] == "{" + viz.block_text(frames[3]["holdings"][2]).replace("-", "–") + "}"
+    held = viz.block_text(frames[3]["holdings"][2]).replace("-", "–")
+    assert after["held"][2] == "{" + held + "}"
     assert after["held"] != before["held"] and after["cells"] != before["cells"]
     assert "step 3 of 4" in after["label"]
     assert page.screenshot() != shot_before, "the canvas did not change"
@@ -115,21 +116,21 @@ def test_play_advances_the_slider_and_pause_stops_it(animation_page):
     page.evaluate("() => { Bokeh.documents[0].get_model_by_name('step_slider').value = 0; }")
     page.get_by_role("button", name="► Play").click()
     page.wait_for_function(
-        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 2", timeout=5_000)
+        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 2", timeout=15_000)
     state = page.evaluate(STATE_JS)
     assert state["button"] == "❚❚ Pause" or state["value"] == len(frames) - 1
     page.wait_for_function(
         f"() => Bokeh.documents[0].get_model_by_name('step_slider').value == {len(frames) - 1}",
-        timeout=5_000)
+        timeout=15_000)
     # at the end it stops by itself; play again restarts from step 0, pause stops it
     page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('play_button').label "
-                           "== '► Play'", timeout=5_000)
+                           "== '► Play'", timeout=15_000)
     page.get_by_role("button", name="► Play").click()
     page.wait_for_function(
-        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 1", timeout=5_000)
+        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 1", timeout=15_000)
     page.get_by_role("button", name="❚❚ Pause").click()
     stopped = page.evaluate(STATE_JS)["value"]
-    page.wait_for_timeout(600)
+    page.wait_for_timeout(1500)  # longer than one step
     assert page.evaluate(STATE_JS)["value"] == stopped
     assert page.evaluate(STATE_JS)["current"] == _expected(schedule, frames[stopped])
     assert errors == []

@@ -41,7 +41,8 @@ ACTIVE_COLOR = "#ff7f0e"
 _DOWNWARD = ("scatter", "scatterv", "bcast")
 
 
-def tree_layout(parent: Sequence[int], level_gap: float = LEVEL_GAP) -> dict[int, tuple[float, float]]:
+def tree_layout(parent: Sequence[int],
+                level_gap: float = LEVEL_GAP) -> dict[int, tuple[float, float]]:
     """Layered layout of a tree (or forest) given as a parent array, roots on top.
 
     Every rank gets its own column: an in-order walk that visits a rank's lower-ranked

@@ -224,7 +224,9 @@ def animate_schedule(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0
     panels = [graph]
     if matrix:
         panels.append(_matrix_figure(schedule, cells, nblocks, graph.height))
-    return column(row(button, slider, label), row(*panels), name="animation")
+    side_by_side = sum(f.width for f in panels) <= 1300
+    body = row(*panels) if side_by_side else column(*panels)
+    return column(row(button, slider, label), body, name="animation")
 
 
 # -- data -------------------------------------------------------------------------------------
@@ -253,8 +255,10 @@ def _message_columns(schedule, result, frames, pos) -> dict[str, list]:
                            ("tag", m.tag), ("kind", kind),
                            ("blocks", block_text(carried_of[i])), ("start", m.start),
                            ("end", m.end), ("step", step_of[i]), ("x0", x0), ("y0", y0),
-                           ("x1", x1), ("y1", y1), ("lx", (x0 + x1) / 2),
-                           ("ly", (y0 + y1) / 2), ("label", _message_label(m.nbytes, carried_of[i])),
+                           # labels 40% along: the two of a two-way pair do not overlap
+                           ("x1", x1), ("y1", y1), ("lx", x0 + 0.4 * (x1 - x0)),
+                           ("ly", y0 + 0.4 * (y1 - y0)),
+                           ("label", _message_label(m.nbytes, carried_of[i])),
                            ("color", KIND_COLORS.get(kind, KIND_COLORS["data"]))):
             cols[key].append(value)
     return cols
@@ -275,6 +279,7 @@ def _node_columns(schedule, pos, frame0) -> dict[str, list]:
         "index": ranks,
         "x": [pos[r][0] for r in ranks],
         "y": [pos[r][1] for r in ranks],
+        "y_below": [pos[r][1] - NODE_RADIUS for r in ranks],
         "label": [str(r) for r in ranks],
         "m_label": ["" if counts is None else f"m={counts[r]}" for r in ranks],
         "fill_color": [ROOT_COLOR if r == root else NODE_COLOR for r in ranks],
@@ -348,10 +353,9 @@ def _cell_columns(schedule, frame0, nblocks: int) -> dict[str, list]:
 def _graph_figure(schedule, pos, nodes, msgs, current, done, title):
     from bokeh.models import Arrow, Circle, HoverTool, LabelSet, Segment, VeeHead
 
-    from .graph import _blank_figure, _title
+    from .graph import _MAX_LABELLED, _blank_figure, _title
 
-    fig = _blank_figure(pos, {}, title or _title(schedule), None, None)
-    fig.y_range.start -= 0.5  # room for the holdings under the lowest ranks
+    fig = _blank_figure(pos, {}, title or _title(schedule), None, None, below_px=52)
     seg = dict(x0="x0", y0="y0", x1="x1", y1="y1")
     fig.add_glyph(msgs, Segment(**seg, line_color="#999999", line_alpha=0.10, line_width=1))
     fig.add_glyph(done, Segment(**seg, line_color="#777777", line_alpha=0.45, line_width=1.5))
@@ -369,12 +373,13 @@ def _graph_figure(schedule, pos, nodes, msgs, current, done, title):
     fig.add_layout(LabelSet(source=nodes, x="x", y="y", text="label", text_align="center",
                             text_baseline="middle", text_font_size="11pt",
                             text_font_style="bold"))
-    fig.add_layout(LabelSet(source=nodes, x="x", y="y", text="m_label", text_align="center",
-                            text_baseline="top", y_offset=-17, text_font_size="8pt",
-                            text_color="#555555"))
-    fig.add_layout(LabelSet(source=nodes, x="x", y="y", text="held_text", text_align="center",
-                            text_baseline="top", y_offset=-29, text_font_size="8pt",
-                            text_color="#1f5fbf"))
+    if schedule.p <= _MAX_LABELLED:
+        fig.add_layout(LabelSet(source=nodes, x="x", y="y_below", text="m_label",
+                                text_align="center", text_baseline="top", y_offset=-2,
+                                text_font_size="8pt", text_color="#555555"))
+        fig.add_layout(LabelSet(source=nodes, x="x", y="y_below", text="held_text",
+                                text_align="center", text_baseline="top", y_offset=-14,
+                                text_font_size="8pt", text_color="#1f5fbf"))
     fig.add_tools(HoverTool(renderers=[cur], line_policy="interp", tooltips=[
         ("message", "@src → @dst"), ("bytes", "@nbytes"), ("kind", "@kind"),
         ("blocks", "@blocks"), ("time", "@start → @end")]))
@@ -389,8 +394,9 @@ def _matrix_figure(schedule, cells, nblocks: int, height: int):
     from bokeh.plotting import figure
 
     p = schedule.p
-    size = max(8, min(26, int((height - 80) / max(p, 1))))
-    fig = figure(title="blocks held (row: rank, column: block)", width=size * nblocks + 90,
+    size = max(12, min(26, int((height - 80) / max(p, 1))))
+    fig = figure(title="blocks held (row: rank, column: block)",
+                 width=max(size * nblocks + 90, 280),
                  height=size * p + 80, x_range=(-0.5, nblocks - 0.5), y_range=(p - 0.5, -0.5),
                  tools="reset,save", toolbar_location=None)
     fig.add_glyph(cells, Rect(x="x", y="y", width=0.92, height=0.92, fill_color="fill_color",

@@ -47,7 +47,6 @@ from typing import TYPE_CHECKING
 
 from ._common import (
     KIND_COLORS,
-    LEVEL_GAP,
     NODE_COLOR,
     NODE_RADIUS,
     ROOT_COLOR,
@@ -84,6 +83,9 @@ EDGE_STYLES: dict[str, dict] = {
     "info": {"line_width": 1.2, "line_dash": "dashed", "line_color": KIND_COLORS["info"],
              "head_end": 8, "head_start": 0},
 }
+
+# Above this p, block sizes and holdings are in the hover only (labels would overlap).
+_MAX_LABELLED = 64
 
 # Rows of exchange arrows below the tree: distance between rows, in layout units.
 _ROW_GAP = 0.8
@@ -159,13 +161,12 @@ def schedule_figure(schedule: "Schedule", *, layout: dict | None = None,
     """
     from bokeh.models import (
         Arrow,
-        ColumnDataSource,
         HoverTool,
         LabelSet,
         StaticLayoutProvider,
         VeeHead,
     )
-    from bokeh.plotting import figure, from_networkx
+    from bokeh.plotting import from_networkx
 
     g = schedule_graph(schedule, show_info=show_info)
     is_tree = "parent" in schedule.meta
@@ -197,9 +198,10 @@ def schedule_figure(schedule: "Schedule", *, layout: dict | None = None,
     fig.add_layout(LabelSet(source=nodes, x="x", y="y", text="label", text_align="center",
                             text_baseline="middle", text_font_size="11pt",
                             text_font_style="bold"))
-    fig.add_layout(LabelSet(source=nodes, x="x", y="y", text="m_label", text_align="center",
-                            text_baseline="top", y_offset=-18, text_font_size="9pt",
-                            text_color="#333333"))
+    if schedule.p <= _MAX_LABELLED:
+        fig.add_layout(LabelSet(source=nodes, x="x", y="y_below", text="m_label",
+                                text_align="center", text_baseline="top", y_offset=-2,
+                                text_font_size="9pt", text_color="#333333"))
     if edge_labels is None:
         edge_labels = len(edges["start"]) <= 60
     if edge_labels:
@@ -420,6 +422,7 @@ def _node_columns(g, pos: dict) -> dict[str, list]:
         "index": ranks,
         "x": [pos[r][0] for r in ranks],
         "y": [pos[r][1] for r in ranks],
+        "y_below": [pos[r][1] - NODE_RADIUS for r in ranks],
         "m": [-1 if v is None else v for v in m],
         "nbytes": [-1 if g.nodes[r]["nbytes"] is None else g.nodes[r]["nbytes"] for r in ranks],
         "label": [str(r) for r in ranks],
@@ -465,18 +468,26 @@ def _style_graph(plot) -> None:
 
 
 def _blank_figure(pos: dict, rows: dict, title: str, width: int | None,
-                  height: int | None) -> "Figure":
+                  height: int | None, below_px: int = 40) -> "Figure":
+    """An empty figure around the layout `pos` (plus exchange `rows`), no axes.
+
+    One layout unit has the same length across and up (so circles stay round); there is
+    room for `below_px` pixels of labels under the lowest ranks.
+    """
     from bokeh.plotting import figure
 
     xs = [x for x, _ in pos.values()]
-    ys = [y for _, y in pos.values()] + list(rows.values())
+    ys = [y for _, y in pos.values()]
     pad = 0.9
     x_range = (min(xs) - pad - (1.2 if rows else 0), max(xs) + pad)
-    y_range = (min(ys) - pad - (0.5 if rows else 0), max(ys) + pad)
     width = width or int(min(1100, max(420, 62 * (x_range[1] - x_range[0]))))
-    height = height or int(min(900, max(260, width * (y_range[1] - y_range[0])
-                                            / (x_range[1] - x_range[0]))))
-    x_range, y_range = _keep_aspect(x_range, y_range, width, height)
+    px = width / (x_range[1] - x_range[0])  # pixels per layout unit
+    bottom = min(ys) - max(pad, (below_px + 8) / px)
+    if rows:
+        bottom = min(bottom, min(rows.values()) - max(pad, 24 / px))
+    y_range = (bottom, max(ys) + max(pad, 24 / px))
+    height = height or int(min(900, max(260, px * (y_range[1] - y_range[0]) + 40)))
+    x_range, y_range = _keep_aspect(x_range, y_range, width, height - 40)
     fig = figure(title=title, width=width, height=height, x_range=x_range, y_range=y_range,
                  tools="pan,wheel_zoom,reset,save",
                  toolbar_location="right")

@@ -139,7 +139,8 @@ class ScheduleExplorer:
             self.problem = self.schedule = None
             self.figures = {}
             self.error = str(exc)
-            self.status.value = f"<span style='color:#b00'>cannot draw: {_escape(self.error)}</span>"
+            self.status.value = (f"<span style='color:#b00'>cannot draw: "
+                                 f"{_escape(self.error)}</span>")
         else:
             self.problem, self.schedule, self.error = problem, sched, None
             self.figures = {"tree": tree, "animation": anim}
