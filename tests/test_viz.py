@@ -391,3 +391,33 @@ def test_explorer_reports_errors_instead_of_raising(monkeypatch):
     assert ex.error == "rank 0 waits forever" and "waits forever" in ex.status.value
     with pytest.raises(ValueError, match="no model for algorithm 'nope'"):
         viz.ScheduleExplorer("gatherv", "nope", display=False)
+
+
+def test_timeline_of_a_real_kernel_trace():
+    """The C kernel's recorded trace (mpiexec, 4 ranks) drawn as recorded."""
+    from tuwviz.launch import run_mpiexec
+
+    pr = make_problem("gatherv", 4, "same", 100, root=1)
+    got = {}
+    run_mpiexec(4, [{"mode": "trace", "problem": pr.to_dict(), "algorithm": "linear"}],
+                lambda i, case, r: got.__setitem__(i, r))
+    events = got[0]
+    assert [len(evs) for evs in events] == [1, 3, 1, 1]
+    fig = viz.timeline_figure(events, title="linear gatherv, 4 ranks (mpiexec)")
+    bars = viz.sources(fig)["bars"].data
+    t0 = min(e["t_start"] for evs in events for e in evs)
+    for evs in events:
+        for e in evs:
+            mine = [k for k, (r, w, peer) in enumerate(zip(bars["rank"], bars["what"],
+                                                           bars["peer"]))
+                    if (r, w, peer) == (e["rank"], e["dir"], e["peer"])]
+            assert len(mine) == 1
+            k = mine[0]
+            assert bars["right"][k] == pytest.approx((e["t_end"] - t0) * 1e6)
+            assert bars["post"][k] == pytest.approx((e["t_start"] - t0) * 1e6)
+            assert bars["bytes"][k] == e["bytes"] == 400
+            assert bars["post"][k] <= bars["left"][k] <= bars["right"][k]
+    idle = viz.idle_times(events, scale=1e6)
+    assert list(idle["ops"]) == [1, 3, 1, 1]
+    assert (idle[["send", "recv", "wait", "idle", "after"]] >= -1e-9).all().all()
+    assert idle["finish"].max() == pytest.approx(max(bars["right"]))
