@@ -531,7 +531,7 @@ which receives 1 message(s) of [8] bytes from it
         ...
         tuwviz.model.program.ScheduleError: rank 0 lacks block(s) [1] at the end
         """
-        steps, faults = self._replay(result, 1.0, 0.0)
+        steps, faults = self._replay(result, 1.0, 0.0, keep_steps=False)
         if faults:
             raise ScheduleError(faults[0])
         final = self.final_blocks()
@@ -544,15 +544,20 @@ which receives 1 message(s) of [8] bytes from it
             if missing:
                 raise ScheduleError(f"rank {rank} lacks block(s) {_short(missing)} at the end")
 
-    def _replay(self, result, alpha: float, beta: float):
-        """(steps, faults) of :meth:`holdings`; faults describe blocks sent but not held."""
+    def _replay(self, result, alpha: float, beta: float, keep_steps: bool = True):
+        """(steps, faults) of :meth:`holdings`; faults describe blocks sent but not held.
+
+        Every step's holdings take O(p) memory (unchanged ranks share their frozenset);
+        with ``keep_steps=False`` only the last step is returned.
+        """
         if result is None:
             from .simulate import simulate
 
             result = simulate(self, alpha, beta)
         ops = self.message_ops(result)
         held = [set(b) for b in self.initial_blocks()]
-        steps = [BlockStep(0, None, (), (), tuple(frozenset(h) for h in held))]
+        frozen = [frozenset(h) for h in held]
+        steps = [BlockStep(0, None, (), (), tuple(frozen))]
         faults: list[str] = []
         final = self.final_blocks()
         sizes = self._block_bytes()
@@ -582,9 +587,18 @@ which receives 1 message(s) of [8] bytes from it
                 carried.append(c)
             for i, c in zip(group, carried):
                 if c:
-                    held[result.messages[i].dst].update(c)
-            steps.append(BlockStep(len(steps), t, tuple(group), tuple(carried),
-                                   tuple(frozenset(h) for h in held)))
+                    dst = result.messages[i].dst
+                    held[dst].update(c)
+                    if keep_steps:
+                        frozen[dst] = frozenset(held[dst])
+            if keep_steps:
+                steps.append(BlockStep(steps[-1].index + 1, t, tuple(group), tuple(carried),
+                                       tuple(frozen)))
+            else:
+                steps[-1] = BlockStep(steps[-1].index + 1, t, tuple(group), tuple(carried), ())
+        if not keep_steps:
+            steps[-1] = BlockStep(steps[-1].index, steps[-1].time, steps[-1].messages,
+                                  steps[-1].carried, tuple(frozenset(h) for h in held))
         return steps, faults
 
     def _block_bytes(self) -> list[int] | None:

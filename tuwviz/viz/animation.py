@@ -43,13 +43,15 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only
     from ..model.program import Schedule
     from ..model.simulate import SimResult
 
-__all__ = ["CELL_COLORS", "animate_schedule", "animation_frames"]
+__all__ = ["CELL_COLORS", "MAX_FRAME_CELLS", "animate_schedule", "animation_frames"]
 
 #: Colours of the holdings matrix by cell state: 0 not held, 1 held, 2 arrived this step.
 CELL_COLORS = ["#eeeeee", "#6a9fd8", ACTIVE_COLOR]
 
 # Above this p the holdings matrix (p x p cells, in every frame) is left out.
 _MATRIX_MAX_P = 48
+# Most (steps x ranks) an animation embeds: each frame holds every rank's blocks.
+MAX_FRAME_CELLS = 400_000
 
 # The browser side: show frame `slider.value`.  Everything it needs is in the sources.
 _UPDATE_JS = """
@@ -125,6 +127,7 @@ def animation_frames(schedule: "Schedule", result: "SimResult | None" = None,
     steps = schedule.holdings(result)
     frames = []
     before = steps[0].holdings
+    as_list: dict[int, list[int]] = {}  # unchanged ranks share their frozenset, and list
     for st in steps:
         active = sorted({r for i in st.messages
                          for r in (result.messages[i].src, result.messages[i].dst)})
@@ -133,8 +136,9 @@ def animation_frames(schedule: "Schedule", result: "SimResult | None" = None,
             "time": st.time,
             "messages": list(st.messages),
             "carried": [None if c is None else list(c) for c in st.carried],
-            "holdings": [sorted(h) for h in st.holdings],
-            "new": [sorted(h - b) for h, b in zip(st.holdings, before)],
+            "holdings": [as_list[id(h)] if id(h) in as_list else
+                         as_list.setdefault(id(h), sorted(h)) for h in st.holdings],
+            "new": [[] if h is b else sorted(h - b) for h, b in zip(st.holdings, before)],
             "active": active,
         })
         before = st.holdings
@@ -172,6 +176,12 @@ def animate_schedule(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0
     matrix : bool, optional
         Draw the holdings matrix (default: for ``p <= 48``).
 
+    Raises
+    ------
+    ValueError
+        If steps times ranks exceeds :data:`MAX_FRAME_CELLS` (every frame embeds every
+        rank's holdings; e.g. the linear gather at p = 6400 has 6400 steps).
+
     Returns
     -------
     bokeh.models.Column
@@ -190,6 +200,12 @@ def animate_schedule(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0
         from ..model.simulate import simulate
 
         result = simulate(schedule, alpha, beta)
+    nsteps = len({m.start for m in result.messages}) + 1
+    if nsteps * schedule.p > MAX_FRAME_CELLS:
+        raise ValueError(
+            f"an animation of {nsteps} steps x {schedule.p} ranks would embed "
+            f"{nsteps * schedule.p} rank states (at most {MAX_FRAME_CELLS}); animate a smaller "
+            "p, or draw schedule_figure / timeline_figure instead")
     frames = animation_frames(schedule, result)
     p = schedule.p
     pos = dict(layout) if layout is not None else (
@@ -298,12 +314,15 @@ def _frame_columns(schedule, result, frames, nblocks: int, matrix: bool) -> dict
     last = len(frames) - 1
     cols: dict[str, list] = {k: [] for k in (
         "step", "time", "msgs", "active", "held_text", "n_held", "cells", "label")}
+    texts: dict[int, str] = {}  # by list identity: unchanged ranks share their list
     for f in frames:
         cols["step"].append(f["step"])
         cols["time"].append(float("nan") if f["time"] is None else f["time"])
         cols["msgs"].append(f["messages"])
         cols["active"].append(f["active"])
-        cols["held_text"].append([_held_text(h) for h in f["holdings"]])
+        cols["held_text"].append([texts[id(h)] if id(h) in texts else
+                                  texts.setdefault(id(h), _held_text(h))
+                                  for h in f["holdings"]])
         cols["n_held"].append([len(h) for h in f["holdings"]])
         cols["cells"].append(_cell_states(f, nblocks) if matrix else [])
         cols["label"].append(_frame_label(f, last, result))

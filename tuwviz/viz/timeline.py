@@ -26,6 +26,7 @@ Examples
 """
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from typing import TYPE_CHECKING, Sequence
 
@@ -81,8 +82,10 @@ def sim_events(result: "SimResult", schedule: "Schedule | None" = None) -> list[
         touching[m.dst].append(("recv", m.src, m))
     for rank, items in enumerate(touching):
         items.sort(key=lambda it: (it[2].start, it[2].end))
+        ends = sorted(m.end for _, _, m in items)
         for d, peer, m in items:
-            post = max((x.end for _, _, x in items if x.end <= m.start), default=0.0)
+            k = bisect.bisect_right(ends, m.start)  # the latest end not after this start
+            post = ends[k - 1] if k else 0.0
             per_rank[rank].append(_event(rank, peer, d, m, post, m.end))
     return per_rank
 
@@ -228,9 +231,9 @@ def idle_times(events: "Sequence | SimResult", scale: float = 1.0) -> "pd.DataFr
     bars = trace_bars(per_rank, scale)
     t0 = min((e["t_start"] for evs in per_rank for e in evs), default=0.0)
     t_end = max((e["t_end"] for evs in per_rank for e in evs), default=t0)
+    length = (bars["right"] - bars["left"]).groupby([bars["rank"], bars["what"]]).sum().to_dict()
     rows = []
     for rank, evs in enumerate(per_rank):
-        mine = bars[bars["rank"] == rank]
         busy = _union([((e["t_start"] - t0) * scale, (e["t_end"] - t0) * scale) for e in evs])
         finish = max(((e["t_end"] - t0) * scale for e in evs), default=0.0)
         rows.append({
@@ -238,9 +241,9 @@ def idle_times(events: "Sequence | SimResult", scale: float = 1.0) -> "pd.DataFr
             "ops": len(evs),
             "bytes_sent": sum(e["bytes"] for e in evs if e["dir"] == "send"),
             "bytes_received": sum(e["bytes"] for e in evs if e["dir"] == "recv"),
-            "send": float((mine[mine["what"] == "send"].eval("right - left")).sum()),
-            "recv": float((mine[mine["what"] == "recv"].eval("right - left")).sum()),
-            "wait": float((mine[mine["what"] == "wait"].eval("right - left")).sum()),
+            "send": float(length.get((rank, "send"), 0.0)),
+            "recv": float(length.get((rank, "recv"), 0.0)),
+            "wait": float(length.get((rank, "wait"), 0.0)),
             "idle": finish - busy,
             "finish": finish,
             "after": (t_end - t0) * scale - finish,
