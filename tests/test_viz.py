@@ -230,6 +230,13 @@ def test_linear_gatherv_animation_frames_follow_simulate():
     assert (slider.start, slider.end, slider.value) == (0, len(starts), 0)
 
 
+def test_animations_too_large_to_embed_are_refused_clearly():
+    s = model.schedule("gatherv", "linear", make_problem("gatherv", 700, "same", 1))
+    with pytest.raises(ValueError, match="700 steps x 700 ranks.*schedule_figure"):
+        viz.animate_schedule(s)
+    s.check_blocks()  # the symbolic check itself is fine at this size
+
+
 def test_holdings_follow_beta_and_a_given_simulation():
     s = chain_schedule()
     steps = s.holdings(simulate(s, 1.0, 0.5))
