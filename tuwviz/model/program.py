@@ -13,7 +13,9 @@ blocks it carries (``blocks``, a range of block indices: the gatherv paper's tre
 move consecutive rank ranges, a ring moves one block) and what kind of message it is
 (``kind``: ``"data"``, or e.g. ``"exchange"`` for the constant-size tree-construction
 messages of the gatherv paper's Lemma 2.3).  Neither changes timing; the visualizations
-draw them and :meth:`Schedule.holdings` checks that blocks really end where they should.  Messages between an ordered
+draw them, and :meth:`Schedule.holdings` replays them to show who holds which block after
+every step (:meth:`Schedule.check_blocks` checks, msccl-style, that the collective's
+precondition turns into its postcondition).  Messages between an ordered
 pair of ranks are matched in program order, as MPI's non-overtaking rule guarantees for a
 fixed (source, tag, communicator); tags are recorded for the reader but not matched on.
 
@@ -31,13 +33,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field, fields
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
 from ..problems import Problem
 
+if TYPE_CHECKING:  # pragma: no cover - annotations only; simulate imports this module
+    from .simulate import SimResult
+
 __all__ = [
+    "BlockStep",
     "Compute",
     "Op",
     "Recv",
@@ -103,6 +109,58 @@ class Compute:
 
 
 Op = Union[Send, Recv, SendRecv, Compute]
+
+# Who holds which block before and after each collective (msccl-style pre- and
+# postconditions).  Block i is rank i's block (its contribution, for reductions).
+# "own": rank i holds block i; "root": the root holds every block; "all": every rank
+# holds every block; "none": no requirement.
+_BLOCKS_BEFORE = {"scatter": "root", "scatterv": "root"}  # all others: "own"
+_BLOCKS_AFTER = {
+    "gather": "root", "gatherv": "root", "reduce": "root",
+    "scatter": "own", "scatterv": "own",
+    "allgather": "all", "allgatherv": "all", "allreduce": "all",
+}  # others (e.g. reduce_scatter_block): unknown, nothing checked
+
+
+@dataclass(frozen=True)
+class BlockStep:
+    """Who holds which block after one step of a simulated schedule.
+
+    A *step* is the set of messages that start at the same simulated time; step 0 is the
+    state before any message (the collective's precondition).
+
+    Attributes
+    ----------
+    index : int
+        Step number, 0 for the initial state.
+    time : float or None
+        Start time of this step's messages (None for step 0).
+    messages : tuple of int
+        Indices into ``SimResult.messages`` of the messages starting at `time`.
+    carried : tuple
+        For each of `messages`, the sorted tuple of block indices it carried, or None if
+        unknown (the op has no ``blocks`` and they could not be inferred).
+    holdings : tuple of frozenset of int
+        Per rank, the blocks it holds once this step's messages have arrived.
+    """
+
+    index: int
+    time: float | None
+    messages: tuple[int, ...]
+    carried: tuple[tuple[int, ...] | None, ...]
+    holdings: tuple[frozenset[int], ...]
+
+
+def _blocks_rule(rule: str, p: int, root: int) -> list[frozenset[int]]:
+    """Per-rank block sets of a pre/postcondition rule (see ``_BLOCKS_BEFORE``)."""
+    everything = frozenset(range(p))
+    if rule == "own":
+        return [frozenset({i}) for i in range(p)]
+    if rule == "root":
+        return [everything if i == root else frozenset() for i in range(p)]
+    if rule == "all":
+        return [everything] * p
+    return [frozenset()] * p
 
 # Name of each operation in dictionaries (`to_dict`) and reports.
 _OP_NAMES = {Send: "send", Recv: "recv", SendRecv: "sendrecv", Compute: "compute"}
@@ -311,6 +369,244 @@ which receives 1 message(s) of [8] bytes from it
                 continue
             raise ScheduleError(f"rank {rank}, op {k} ({op}): {problem}")
 
+    # -- blocks: who holds what, step by step ---------------------------------------------
+    @property
+    def root(self) -> int:
+        """The root: ``problem.root``, else ``meta["root"]``, else 0."""
+        if self.problem is not None:
+            return self.problem.root
+        return int(self.meta.get("root", 0))
+
+    def initial_blocks(self) -> list[frozenset[int]]:
+        """The collective's precondition: which blocks each rank holds before it starts.
+
+        ``meta["initial_blocks"]`` (a list of block-index lists, one per rank) overrides
+        the rule by collective: for scatter and scatterv the root holds all ``p`` blocks;
+        for every other collective (gathers, allgathers, reductions, unknown names) rank
+        ``i`` holds block ``i``.
+
+        Examples
+        --------
+        >>> Schedule("scatterv", "x", 3, [[], [], []], meta={"root": 1}).initial_blocks()
+        [frozenset(), frozenset({0, 1, 2}), frozenset()]
+        """
+        if "initial_blocks" in self.meta:
+            return [frozenset(b) for b in self.meta["initial_blocks"]]
+        return _blocks_rule(_BLOCKS_BEFORE.get(self.collective, "own"), self.p, self.root)
+
+    def final_blocks(self) -> list[frozenset[int]] | None:
+        """The collective's postcondition: blocks each rank must hold at the end.
+
+        ``meta["final_blocks"]`` overrides the rule: gather, gatherv and reduce need all
+        blocks at the root (nothing elsewhere); scatter and scatterv need block ``i`` at
+        rank ``i``; allgather, allgatherv and allreduce need all blocks everywhere.  None
+        for other collectives (nothing can be checked).
+
+        Examples
+        --------
+        >>> Schedule("gatherv", "x", 2, [[], []], meta={"root": 1}).final_blocks()
+        [frozenset(), frozenset({0, 1})]
+        """
+        if "final_blocks" in self.meta:
+            return [frozenset(b) for b in self.meta["final_blocks"]]
+        rule = _BLOCKS_AFTER.get(self.collective)
+        return None if rule is None else _blocks_rule(rule, self.p, self.root)
+
+    def message_ops(self, result: "SimResult") -> list[tuple[range | None, str]]:
+        """``(blocks, kind)`` of the operation behind each message of `result`.
+
+        Messages are paired with send operations the way :func:`~tuwviz.model.simulate`
+        matches them: the k-th message from ``i`` to ``j`` is the k-th send from ``i`` to
+        ``j`` in ``i``'s program.  A send without ``blocks`` takes those of its receive.
+
+        Parameters
+        ----------
+        result : SimResult
+            What :func:`~tuwviz.model.simulate` returned for this schedule.
+
+        Returns
+        -------
+        list of tuple
+            One ``(blocks, kind)`` per ``result.messages`` entry, in the same order.
+
+        Raises
+        ------
+        ScheduleError
+            If `result` has a message this schedule does not send, or the send and the
+            receive of a message name different blocks.
+        """
+        queues: dict[tuple[int, int], list] = defaultdict(list)
+        recv_blocks: dict[tuple[int, int], list] = defaultdict(list)
+        for rank, program in enumerate(self.programs):
+            for op in program:
+                t = type(op)
+                if t is Send:
+                    queues[rank, op.peer].append((op.blocks, op.kind))
+                elif t is SendRecv:
+                    queues[rank, op.send_peer].append((op.send_blocks, op.kind))
+                    recv_blocks[op.recv_peer, rank].append(op.recv_blocks)
+                elif t is Recv:
+                    recv_blocks[op.peer, rank].append(op.blocks)
+        taken: dict[tuple[int, int], int] = defaultdict(int)
+        out = []
+        for m in result.messages:
+            key = (m.src, m.dst)
+            k = taken[key]
+            if k >= len(queues[key]):
+                raise ScheduleError(f"message {m} is not sent by this schedule")
+            taken[key] = k + 1
+            blocks, kind = queues[key][k]
+            theirs = recv_blocks[key][k] if k < len(recv_blocks[key]) else None
+            if blocks is None:
+                blocks = theirs
+            elif theirs is not None and theirs != blocks:
+                raise ScheduleError(
+                    f"rank {m.src} sends blocks {_span(blocks)} to rank {m.dst}, which "
+                    f"receives blocks {_span(theirs)} from it")
+            out.append((blocks, kind))
+        return out
+
+    def holdings(self, result: "SimResult | None" = None, alpha: float = 1.0,
+                 beta: float = 0.0) -> list[BlockStep]:
+        """Replay the messages step by step: which blocks each rank holds after each step.
+
+        Starts from :meth:`initial_blocks`; every message adds the blocks it carries to its
+        receiver (holding means having a copy: senders keep theirs).  Messages that start
+        at the same simulated time form one step and see the holdings from before it.
+
+        A ``"data"`` message whose op has no ``blocks`` (older schedules) is inferred when
+        the byte counts of ``problem`` allow it: the blocks its sender holds and its
+        receiver lacks, if their sizes add up to the message's bytes, else those of them
+        the receiver needs at the end (:meth:`final_blocks`), if those add up; otherwise
+        it counts as unknown (``None`` in :attr:`BlockStep.carried`) and moves nothing.
+        Other kinds (``"exchange"``, ``"info"``) never carry blocks.
+
+        Parameters
+        ----------
+        result : SimResult, optional
+            A simulation of this schedule; by default ``simulate(self, alpha, beta)``.
+        alpha, beta : float, optional
+            Cost parameters when `result` is not given.  The defaults (1, 0) make every
+            message take one time unit, so steps are the schedule's rounds.
+
+        Returns
+        -------
+        list of BlockStep
+            Step 0 (the precondition), then one step per distinct message start time.
+
+        Examples
+        --------
+        >>> s = Schedule("gatherv", "chain", 3, [
+        ...     [Send(1, 4, blocks=range(0, 1))],
+        ...     [Recv(0, 4, blocks=range(0, 1)), Send(2, 8, blocks=range(0, 2))],
+        ...     [Recv(1, 8, blocks=range(0, 2))]], meta={"root": 2})
+        >>> [sorted(map(sorted, step.holdings)) for step in s.holdings()]
+        [[[0], [1], [2]], [[0], [0, 1], [2]], [[0], [0, 1], [0, 1, 2]]]
+        >>> [step.carried for step in s.holdings()]
+        [(), ((0,),), ((0, 1),)]
+        """
+        steps, _ = self._replay(result, alpha, beta)
+        return steps
+
+    def check_blocks(self, result: "SimResult | None" = None) -> None:
+        """Check the schedule moves blocks correctly (msccl-style symbolic check).
+
+        Replays :meth:`holdings`; every message must carry only blocks its sender holds,
+        and at the end every rank must hold its :meth:`final_blocks`.  Blocks of zero
+        bytes (by ``problem``) need no message: they may be missing at the end and may be
+        named in a message's range by a rank that never received them.
+
+        Raises
+        ------
+        ScheduleError
+            Naming the first message that sends a block its sender lacks, or the first
+            rank missing blocks at the end.
+
+        Examples
+        --------
+        >>> s = Schedule("gatherv", "x", 2, [[Send(1, 4, blocks=range(0, 1))],
+        ...                                  [Recv(0, 4, blocks=range(0, 1))]], meta={"root": 0})
+        >>> s.check_blocks()
+        Traceback (most recent call last):
+        ...
+        tuwviz.model.program.ScheduleError: rank 0 lacks block(s) [1] at the end
+        """
+        steps, faults = self._replay(result, 1.0, 0.0, keep_steps=False)
+        if faults:
+            raise ScheduleError(faults[0])
+        final = self.final_blocks()
+        if final is None:
+            return
+        sizes = self._block_bytes()
+        for rank, (need, have) in enumerate(zip(final, steps[-1].holdings)):
+            missing = sorted(b for b in need - have
+                             if sizes is None or b >= len(sizes) or sizes[b] > 0)
+            if missing:
+                raise ScheduleError(f"rank {rank} lacks block(s) {_short(missing)} at the end")
+
+    def _replay(self, result, alpha: float, beta: float, keep_steps: bool = True):
+        """(steps, faults) of :meth:`holdings`; faults describe blocks sent but not held.
+
+        Every step's holdings take O(p) memory (unchanged ranks share their frozenset);
+        with ``keep_steps=False`` only the last step is returned.
+        """
+        if result is None:
+            from .simulate import simulate
+
+            result = simulate(self, alpha, beta)
+        ops = self.message_ops(result)
+        held = [set(b) for b in self.initial_blocks()]
+        frozen = [frozenset(h) for h in held]
+        steps = [BlockStep(0, None, (), (), tuple(frozen))]
+        faults: list[str] = []
+        final = self.final_blocks()
+        sizes = self._block_bytes()
+        k, n = 0, len(result.messages)
+        while k < n:
+            t = result.messages[k].start
+            group = []
+            while k < n and result.messages[k].start == t:
+                group.append(k)
+                k += 1
+            carried = []
+            for i in group:  # all see the holdings from before the step
+                m = result.messages[i]
+                blocks, kind = ops[i]
+                if blocks is not None:
+                    c = tuple(blocks)
+                    lacking = sorted(b for b in set(c) - held[m.src]
+                                     if sizes is None or b >= len(sizes) or sizes[b] > 0)
+                    if lacking:
+                        faults.append(f"rank {m.src} sends block(s) {_short(lacking)} it does "
+                                      f"not hold to rank {m.dst} at t={m.start:g}")
+                elif kind == "data":
+                    c = _infer(held[m.src], held[m.dst], m.nbytes, sizes,
+                               None if final is None else final[m.dst])
+                else:
+                    c = ()
+                carried.append(c)
+            for i, c in zip(group, carried):
+                if c:
+                    dst = result.messages[i].dst
+                    held[dst].update(c)
+                    if keep_steps:
+                        frozen[dst] = frozenset(held[dst])
+            if keep_steps:
+                steps.append(BlockStep(steps[-1].index + 1, t, tuple(group), tuple(carried),
+                                       tuple(frozen)))
+            else:
+                steps[-1] = BlockStep(steps[-1].index + 1, t, tuple(group), tuple(carried), ())
+        if not keep_steps:
+            steps[-1] = BlockStep(steps[-1].index, steps[-1].time, steps[-1].messages,
+                                  steps[-1].carried, tuple(frozenset(h) for h in held))
+        return steps, faults
+
+    def _block_bytes(self) -> list[int] | None:
+        """Bytes of each block, from the problem (None without one)."""
+        if self.problem is None:
+            return None
+        return [c * self.problem.itemsize for c in self.problem.block_counts()]
+
     def to_dict(self) -> dict:
         """JSON-able description; each op is a dict with an ``"op"`` key (``"send"``, ...)."""
         return {
@@ -340,6 +636,28 @@ def _short(values: list, limit: int = 8) -> str:
     if len(values) <= limit:
         return str(values)
     return "[" + ", ".join(map(str, values[:limit])) + ", ...]"
+
+
+def _span(blocks) -> str:
+    """A block range for messages, e.g. ``3..5``."""
+    if isinstance(blocks, range) and blocks.step == 1:
+        return f"{blocks.start}..{blocks.stop - 1}" if len(blocks) else "(none)"
+    return _short(list(blocks))
+
+
+def _infer(src_holds: set, dst_holds: set, nbytes: int, sizes: list[int] | None,
+           dst_needs: frozenset | None) -> tuple[int, ...] | None:
+    """Blocks a data message without ``blocks`` carries, if its size pins them down."""
+    if sizes is None:
+        return None
+    new = sorted(src_holds - dst_holds)
+    candidates = [new]
+    if dst_needs is not None:
+        candidates.append([b for b in new if b in dst_needs])
+    for c in candidates:
+        if c and sum(sizes[b] for b in c) == nbytes:
+            return tuple(c)
+    return None
 
 
 def _jsonable(x):
