@@ -52,7 +52,7 @@ test: export JUPYTER_CONFIG_DIR := $(TEST_HOME)/jupyter/config
 test: export JUPYTER_DATA_DIR := $(TEST_HOME)/jupyter/data
 test: export JUPYTER_RUNTIME_DIR := $(TEST_HOME)/jupyter/runtime
 
-test: $(STAMP) ## set up, then run the whole test suite (PYTEST_ARGS=... to narrow)
+test: $(STAMP) browser ## set up, then run the whole test suite (PYTEST_ARGS=... to narrow)
 	@mkdir -p "$(IPYTHONDIR)" "$(JUPYTER_CONFIG_DIR)" "$(JUPYTER_DATA_DIR)" "$(JUPYTER_RUNTIME_DIR)"
 	$(ACTIVATE) $(PY) -m pytest $(PYTEST_ARGS)
 
