@@ -55,6 +55,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
+from .program import Op, Recv, Send, SendRecv
+
 __all__ = [
     "EXCHANGE_BYTES",
     "INFO_BYTES",
@@ -63,6 +65,7 @@ __all__ = [
     "State",
     "Tree",
     "build_tree",
+    "construction_programs",
     "cube",
     "dims",
     "fixed_root",
@@ -135,7 +138,8 @@ def partner(p: int, d: int, f: int) -> int:
     Raises
     ------
     ValueError
-        If `f` is not the fixed root of its level-`d` cube.
+        If `f` is not the fixed root of its level-`d` cube (``tuw_oh_partner`` in C
+        returns -1 instead).
     """
     if not is_fixed_root(p, d, f):
         raise ValueError(f"rank {f} is not a fixed root at level {d} for p={p}")
@@ -322,3 +326,38 @@ def build_tree(nbytes: Sequence[int], root: int) -> Tree:
         tree.gather_roots.append([s.groot for s in states])
     tree.subtree[root] = (0, p)
     return tree
+
+
+def construction_programs(tree: Tree) -> list[list[Op]]:
+    """Per-rank programs of the tree construction, as ``tuw_oh_construct`` runs it.
+
+    In iteration ``d`` a fixed root with a partner first exchanges states with it
+    (:class:`~tuwviz.model.program.SendRecv` of :data:`EXCHANGE_BYTES` each way, kind
+    ``"exchange"``), then, if its cube's gather root is another rank, sends that rank the
+    outcome (:data:`INFO_BYTES`, kind ``"info"``), which the gather root receives.  Tags are
+    the iteration.  No rank has both roles for one cube, so this is each rank's program
+    order.
+
+    Examples
+    --------
+    >>> progs = construction_programs(build_tree([1, 0, 3, 2], root=0))
+    >>> [[(type(op).__name__, op.tag, op.kind) for op in prog] for prog in progs]
+    [[('SendRecv', 0, 'exchange'), ('Recv', 1, 'info')], \
+[('SendRecv', 0, 'exchange'), ('SendRecv', 1, 'exchange'), ('Send', 1, 'info')], \
+[('SendRecv', 0, 'exchange'), ('Recv', 1, 'info')], \
+[('SendRecv', 0, 'exchange'), ('SendRecv', 1, 'exchange'), ('Send', 1, 'info')]]
+    """
+    programs: list[list[Op]] = [[] for _ in range(tree.p)]
+    k = 0
+    infos = tree.infos
+    for i, (d, a, b) in enumerate(tree.exchanges):
+        programs[a].append(SendRecv(b, EXCHANGE_BYTES, b, EXCHANGE_BYTES, tag=d, kind="exchange"))
+        programs[b].append(SendRecv(a, EXCHANGE_BYTES, a, EXCHANGE_BYTES, tag=d, kind="exchange"))
+        last_of_iteration = i + 1 == len(tree.exchanges) or tree.exchanges[i + 1][0] != d
+        if last_of_iteration:
+            while k < len(infos) and infos[k].iteration == d:
+                info = infos[k]
+                programs[info.src].append(Send(info.dst, INFO_BYTES, tag=d, kind="info"))
+                programs[info.dst].append(Recv(info.src, INFO_BYTES, tag=d, kind="info"))
+                k += 1
+    return programs
