@@ -64,7 +64,8 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
         rc = MPI_Type_get_extent(recvtype, &lb, &extent);
         if (rc != MPI_SUCCESS)
             return rc;
-        for (long long mask = 1; mask < p; mask <<= 1) {
+        for (int k = 0; (1LL << k) < p; k++) {
+            long long mask = 1LL << k;
             int child = (int)((root + mask) % p);
             int n = (int)(2 * mask <= p ? mask : p - mask);
             MPI_Aint off;
@@ -73,7 +74,7 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
                                  &count, &types[nreq]);
             if (rc != MPI_SUCCESS)
                 goto fn_exit;
-            rc = TUW_Irecv((char *)recvbuf + off, count, types[nreq], child, nreq, comm,
+            rc = TUW_Irecv((char *)recvbuf + off, count, types[nreq], child, k, comm,
                            &reqs[nreq]);
             nreq++;
             if (rc != MPI_SUCCESS)

@@ -55,8 +55,9 @@ int tuw_oh_construct(int p, int rank, int root, long long mybytes, MPI_Comm comm
 
         int lo, hi, right = (rank >> d) & 1;
         tuw_oh_cube(p, d, rank, &lo, &hi);
-        int sib_lo = right ? lo - (1 << d) : hi;
-        int sib_hi = right ? lo : (hi + (1 << d) < p ? hi + (1 << d) : p);
+        long long size = 1LL << d;
+        int sib_lo = right ? (int)(lo - size) : hi;
+        int sib_hi = right ? lo : (int)(hi + size < p ? hi + size : p);
         tuw_oh_info info;
 
         if (fixed) {
