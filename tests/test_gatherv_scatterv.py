@@ -8,7 +8,11 @@ are worked out by hand in comments; none comes from running the same code a seco
 from __future__ import annotations
 
 import ctypes
+import json
 import math
+import os
+import subprocess
+import sys
 import time
 from collections import defaultdict
 
@@ -17,7 +21,7 @@ import pytest
 
 from tuwviz import kernels, model
 from tuwviz.errors import RankFailure
-from tuwviz.launch import run_mpiexec
+from tuwviz.launch import find_mpiexec, mpi_env, run_mpiexec
 from tuwviz.model import ordered_hypercube as oh
 from tuwviz.model.program import Recv, Schedule, Send, SendRecv
 from tuwviz.problems import Problem, make_problem
@@ -472,12 +476,6 @@ def test_kernels_return_mpi_errors_for_bad_root_and_negative_counts(tmp_path):
     # A root out of range is the same on every rank, so every rank returns MPI_ERR_ROOT
     # before communicating and none hangs; a negative own count gives MPI_ERR_COUNT
     # (here on all ranks but the root, which uses recvcounts / sendcounts).
-    import os
-    import subprocess
-    import sys
-
-    from tuwviz.launch import find_mpiexec, mpi_env
-
     script = tmp_path / "bad_args.py"
     script.write_text(BAD_ARGS_SCRIPT)
     r = subprocess.run([find_mpiexec(), "-n", "3", sys.executable, str(script)],
@@ -485,8 +483,6 @@ def test_kernels_return_mpi_errors_for_bad_root_and_negative_counts(tmp_path):
                        env={**os.environ, **mpi_env(3)})
     assert r.returncode == 0, r.stdout + r.stderr
     line = next(line for line in r.stdout.splitlines() if line.startswith("RESULT "))
-    import json
-
     res = json.loads(line[len("RESULT "):])
     for name, codes in res["codes"].items():
         assert codes == [res["root"], res["root"], res["count"]], name
