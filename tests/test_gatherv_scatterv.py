@@ -467,25 +467,27 @@ for coll, alg in [("gatherv", "binomial"), ("gatherv", "tuw"), ("scatterv", "lin
                             kernels.comm_handle(comm))
         codes.append(MPI.Get_error_class(rc) if rc else 0)
     out[coll + "/" + alg] = codes
-if comm.rank == 1:
-    print("RESULT " + json.dumps({"codes": out, "root": MPI.ERR_ROOT, "count": MPI.ERR_COUNT}))
+print("RESULT " + json.dumps({"rank": comm.rank, "codes": out, "root": MPI.ERR_ROOT,
+                               "count": MPI.ERR_COUNT}), flush=True)
 """
 
 
 def test_kernels_return_mpi_errors_for_bad_root_and_negative_counts(tmp_path):
     # A root out of range is the same on every rank, so every rank returns MPI_ERR_ROOT
-    # before communicating and none hangs; a negative own count gives MPI_ERR_COUNT
-    # (here on all ranks but the root, which uses recvcounts / sendcounts).
+    # before communicating and none hangs; a negative own count gives MPI_ERR_COUNT before
+    # any communication (here every rank passes one, so no rank waits for another).
     script = tmp_path / "bad_args.py"
     script.write_text(BAD_ARGS_SCRIPT)
     r = subprocess.run([find_mpiexec(), "-n", "3", sys.executable, str(script)],
                        capture_output=True, text=True, timeout=120,
                        env={**os.environ, **mpi_env(3)})
     assert r.returncode == 0, r.stdout + r.stderr
-    line = next(line for line in r.stdout.splitlines() if line.startswith("RESULT "))
-    res = json.loads(line[len("RESULT "):])
-    for name, codes in res["codes"].items():
-        assert codes == [res["root"], res["root"], res["count"]], name
+    results = [json.loads(line[len("RESULT "):]) for line in r.stdout.splitlines()
+               if line.startswith("RESULT ")]
+    assert sorted(res["rank"] for res in results) == [0, 1, 2]
+    for res in results:
+        for name, codes in res["codes"].items():
+            assert codes == [res["root"], res["root"], res["count"]], (res["rank"], name)
 
 
 # --- real ranks: the CLI verifies every algorithm, p = 1..17 ------------------------------

@@ -58,6 +58,8 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
     MPI_Comm_size(comm, &p);
     if (root < 0 || root >= p)
         return MPI_ERR_ROOT;
+    if (sendcount < 0 && !(rank == root && sendbuf == MPI_IN_PLACE))
+        return MPI_ERR_COUNT;
     int v = (rank - root + p) % p;
 
     if (rank == root) {
@@ -92,8 +94,6 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
         goto fn_exit;
     }
 
-    if (sendcount < 0)
-        return MPI_ERR_COUNT;
     rc = MPI_Type_get_extent(sendtype, &lb, &extent);
     if (rc != MPI_SUCCESS)
         return rc;

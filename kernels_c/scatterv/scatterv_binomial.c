@@ -52,6 +52,8 @@ int TUW_Scatterv_binomial(const void *sendbuf, const int sendcounts[], const int
     MPI_Comm_size(comm, &p);
     if (root < 0 || root >= p)
         return MPI_ERR_ROOT;
+    if (recvcount < 0 && !(rank == root && recvbuf == MPI_IN_PLACE))
+        return MPI_ERR_COUNT;
     int v = (rank - root + p) % p;
     int top = 0; /* highest round: 2^top < p */
     while ((2LL << top) < p)
@@ -98,8 +100,6 @@ int TUW_Scatterv_binomial(const void *sendbuf, const int sendcounts[], const int
         goto fn_exit;
     }
 
-    if (recvcount < 0)
-        return MPI_ERR_COUNT;
     rc = MPI_Type_get_extent(recvtype, &lb, &extent);
     if (rc != MPI_SUCCESS)
         return rc;

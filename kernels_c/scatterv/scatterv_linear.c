@@ -32,10 +32,10 @@ int TUW_Scatterv_linear(const void *sendbuf, const int sendcounts[], const int d
     MPI_Comm_size(comm, &p);
     if (root < 0 || root >= p)
         return MPI_ERR_ROOT;
+    if (recvcount < 0 && !(rank == root && recvbuf == MPI_IN_PLACE))
+        return MPI_ERR_COUNT;
 
     if (rank != root) {
-        if (recvcount < 0)
-            return MPI_ERR_COUNT;
         if (recvcount > 0)
             rc = TUW_Recv(recvbuf, recvcount, recvtype, root, 0, comm, MPI_STATUS_IGNORE);
         return rc;
