@@ -16,7 +16,8 @@ def test_list_table_and_json(cli):
     r = cli("list")
     assert r.returncode == 0 and "reduce_scatter_block" in r.stdout and "linear" in r.stdout
     rows = json.loads(cli("list", "--collective", "gatherv", "--json").stdout)
-    assert [(x["algorithm"], x["model"]) for x in rows] == [("native", "-"), ("linear", "yes")]
+    assert [(x["algorithm"], x["model"]) for x in rows] == [
+        ("native", "-"), ("linear", "yes"), ("binomial", "yes"), ("tuw", "yes")]
 
 
 def test_model_prints_schedule_and_prediction(cli):
@@ -26,7 +27,8 @@ def test_model_prints_schedule_and_prediction(cli):
     assert "recv 0 (40 B), recv 1 (40 B), recv 2 (40 B)" in r.stdout
     assert "model prediction: 3.120 µs" in r.stdout
     out = json.loads(cli("model", "gatherv", "--counts", "4,0,2", "--root", "0", "--json").stdout)
-    (entry,) = out
+    assert [e["schedule"]["algorithm"] for e in out] == ["linear", "binomial", "tuw"]
+    entry = out[0]
     assert entry["label"] == "model"
     # rank 1 has an empty block: it sends nothing, so the root receives once
     assert entry["prediction"]["time"] == 1e-6 + 8e-9

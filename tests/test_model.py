@@ -270,8 +270,9 @@ def test_linear_gatherv_all_nonempty_is_p_minus_1_alphas():
 
 
 def test_linear_gatherv_meta_is_the_star_tree():
-    s = gatherv.linear(make_problem("gatherv", p=5, root=3))
-    assert s.meta == {"root": 3, "parent": [3, 3, 3, -1, 3]}
+    s = gatherv.linear(make_problem("gatherv", p=5, root=3, b=2))
+    assert s.meta["root"] == 3 and s.meta["parent"] == [3, 3, 3, -1, 3]
+    assert s.meta["edge_bytes"] == [8, 8, 8, 0, 8] and s.meta["fixed_exchanges"] == []
 
 
 def test_linear_rejects_other_collectives():
@@ -284,7 +285,7 @@ def test_linear_rejects_other_collectives():
 
 def test_registry_lists_linear_gatherv():
     assert SCHEDULES["gatherv"]["linear"] is gatherv.linear
-    assert algorithms("gatherv") == ["linear"]
+    assert algorithms("gatherv") == ["linear", "binomial", "tuw"]
 
 
 def test_unknown_algorithm_lists_valid_ones():

@@ -8,7 +8,7 @@ new name (so even a running engine picks up the new code).
 Examples
 --------
 >>> [a.name for a in algorithms("gatherv")]
-['native', 'linear']
+['native', 'linear', 'binomial', 'tuw']
 """
 from __future__ import annotations
 

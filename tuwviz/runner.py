@@ -5,12 +5,18 @@ This module runs inside every MPI process (an ipyparallel engine or a rank start
 
     {"mode": "verify" | "measure" | "trace",
      "problem": Problem.to_dict(), "algorithm": "linear",
-     "warmup": 10, "reps": 75, "time_limit": 0.0, "data_seed": 0}
+     "warmup": 10, "reps": 75, "time_limit": 0.0, "data_seed": 0,
+     "count_override": {"rank": 2, "count": 5}}      # optional, for tests of bad input
 
 :func:`run_case` takes the world communicator, splits off the first ``p`` ranks, runs the
 case there and returns its result on world rank 0 (``None`` elsewhere).  Every rank first
 prepares its buffers locally and all ranks agree that this worked before any kernel runs,
 so a failure on one rank raises on all of them instead of leaving the others waiting.
+For irregular collectives the ranks then check that every rank's own count agrees with
+the root's count vector (MPI requires it; a kernel given disagreeing counts may hang or
+truncate), and all raise the same one-line :class:`~tuwviz.errors.RankFailure` if not.
+``count_override`` makes one rank pass a different own count (sendcount, or recvcount for
+scatterv) to that check, to test it; a case that passes the check runs with true counts.
 """
 from __future__ import annotations
 
@@ -26,7 +32,7 @@ from .collectives import collective
 from .errors import KernelError, RankFailure, TimeLimitExceeded
 from .problems import DATATYPES, OPS, Problem
 
-__all__ = ["Buffers", "make_buffers", "run_case", "run_kernel", "rank_info"]
+__all__ = ["Buffers", "check_counts", "make_buffers", "run_case", "run_kernel", "rank_info"]
 
 _NUMPY_TYPES = {"byte": np.uint8, "int": np.int32, "double": np.float64}
 SENTINEL = 0x5A  # fills receive buffers, so bytes a kernel should not touch compare too
@@ -102,6 +108,47 @@ def make_buffers(problem: Problem, rank: int, data_seed: int = 0) -> Buffers:
     if name == "reduce_scatter_block":
         return Buffers(_data(problem, rank, p * blk, data_seed), _empty(problem, blk), recvcount=blk)
     raise ValueError(f"no buffer layout for collective {name!r}")
+
+
+# Irregular collectives: which own count each rank passes, and which vector it must match.
+_SENDS_OWN_COUNT = ("gatherv", "allgatherv")  # sendcount vs recvcounts[rank]
+_RECVS_OWN_COUNT = ("scatterv",)              # recvcount vs sendcounts[rank]
+
+
+def check_counts(comm, problem: Problem, buf: Buffers) -> None:
+    """Raise the same RankFailure on all ranks if the ranks' counts disagree with the root's.
+
+    Every rank contributes its own count (sendcount for gatherv and allgatherv, recvcount
+    for scatterv) to an allgather; the root's count vector (recvcounts, or sendcounts for
+    scatterv; rank 0's for allgatherv) is broadcast; all ranks compare the same data and so
+    raise the same error.  Regular collectives are not checked.  Collective: every rank of
+    `comm` must call it.
+
+    Raises
+    ------
+    RankFailure
+        Naming the first rank whose count is negative or differs, and both counts.
+    """
+    name = problem.collective
+    if name in _SENDS_OWN_COUNT:
+        own, mine, theirs = buf.sendcount, "sendcount", "recvcounts"
+        vector = buf.recvcounts
+    elif name in _RECVS_OWN_COUNT:
+        own, mine, theirs = buf.recvcount, "recvcount", "sendcounts"
+        vector = buf.sendcounts
+    else:
+        return
+    root = problem.root if collective(name).rooted else 0
+    owns = comm.allgather(int(own))
+    ref = comm.bcast([int(c) for c in vector] if comm.rank == root else None, root=root)
+    who = f"the root (rank {root})" if collective(name).rooted else f"rank {root}"
+    for r, (c, e) in enumerate(zip(owns, ref)):
+        if c < 0:
+            raise RankFailure(f"{name}: rank {r} passes a negative {mine} {c}", rank=r)
+        if c != e:
+            raise RankFailure(
+                f"{name}: counts disagree: rank {r} passes {mine} {c}, but {who} has "
+                f"{theirs}[{r}] = {e}", rank=r)
 
 
 def _ptr(a: np.ndarray | None):
@@ -295,10 +342,15 @@ def run_case(world, case: dict):
     error = None
     try:  # purely local preparation; failures are shared before anyone communicates
         _validate(problem, kernels.find_algorithm(problem.collective, algorithm))
-        make_buffers(problem, comm.rank, case.get("data_seed", 0))
+        buf = make_buffers(problem, comm.rank, case.get("data_seed", 0))
     except Exception as exc:  # noqa: BLE001 - reported to all ranks, then re-raised
         error = f"{type(exc).__name__}: {exc}"
     _agree(comm, error)
+    override = case.get("count_override") or {}
+    if override.get("rank") == comm.rank:  # bad input on purpose (tests): another own count
+        own = "recvcount" if problem.collective in _RECVS_OWN_COUNT else "sendcount"
+        setattr(buf, own, int(override["count"]))
+    check_counts(comm, problem, buf)
     if mode == "verify":
         return _verify(comm, problem, algorithm, case.get("data_seed", 0))
     if mode == "measure":

@@ -31,6 +31,18 @@ const tuw_algorithm tuw_algorithms[] = {
     /* gatherv */
     ALG("linear", TUW_GATHERV, TUW_Gatherv_linear,
         "every process sends its block directly to the root", 0),
+    ALG("binomial", TUW_GATHERV, TUW_Gatherv_binomial,
+        "fixed binomial tree in virtual ranks, block-size oblivious (children always send)", 0),
+    ALG("tuw", TUW_GATHERV, TUW_Gatherv,
+        "Träff 2017 ordered-hypercube tree built from the block sizes, linear time", 0),
+
+    /* scatterv */
+    ALG("linear", TUW_SCATTERV, TUW_Scatterv_linear,
+        "the root sends every block directly to its process", 0),
+    ALG("binomial", TUW_SCATTERV, TUW_Scatterv_binomial,
+        "fixed binomial tree in virtual ranks, block-size oblivious; counts sent ahead", 0),
+    ALG("tuw", TUW_SCATTERV, TUW_Scatterv,
+        "Träff 2017 ordered-hypercube tree built from the block sizes, linear time", 0),
 };
 
 const int tuw_num_algorithms = sizeof tuw_algorithms / sizeof tuw_algorithms[0];

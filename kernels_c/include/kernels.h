@@ -12,4 +12,29 @@ int TUW_Gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        void *recvbuf, const int recvcounts[], const int displs[],
                        MPI_Datatype recvtype, int root, MPI_Comm comm);
 
+/* gatherv/gatherv_binomial.c */
+int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/* gatherv/gatherv_tuw.c (tree: gatherv/ordered_hypercube*.c) */
+int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm);
+
+/* scatterv/scatterv_linear.c */
+int TUW_Scatterv_linear(const void *sendbuf, const int sendcounts[], const int displs[],
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/* scatterv/scatterv_binomial.c */
+int TUW_Scatterv_binomial(const void *sendbuf, const int sendcounts[], const int displs[],
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/* scatterv/scatterv_tuw.c (tree: gatherv/ordered_hypercube*.c) */
+int TUW_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm);
+
 #endif /* TUWVIZ_KERNELS_H */

@@ -120,6 +120,9 @@ int TUW_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
 int TUW_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request *req);
 int TUW_Wait(MPI_Request *req, MPI_Status *status);
+/* MPI_Probe; records nothing (it transfers nothing): a kernel that must learn a message's
+ * size first probes, then receives it with a recorded TUW_Recv. */
+int TUW_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int TUW_Waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
 
 /* ---- trace (kernels_c/common/p2p.c) ----------------------------------------------------- */

@@ -32,7 +32,7 @@ from typing import Callable
 
 from ..collectives import collective as collective_info
 from ..problems import Problem
-from . import gatherv
+from . import gatherv, scatterv
 from .program import Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv
 from .simulate import Message, SimResult, simulate
 
@@ -56,7 +56,8 @@ __all__ = [
 #: Schedule builders by collective, then algorithm name.  The names are those of the C
 #: kernels' registry, so a model and its kernel can be looked up with the same pair.
 SCHEDULES: dict[str, dict[str, Callable[[Problem], Schedule]]] = {
-    "gatherv": {"linear": gatherv.linear},
+    "gatherv": {"linear": gatherv.linear, "binomial": gatherv.binomial, "tuw": gatherv.tuw},
+    "scatterv": {"linear": scatterv.linear, "binomial": scatterv.binomial, "tuw": scatterv.tuw},
 }
 
 
@@ -72,7 +73,7 @@ def algorithms(collective: str) -> list[str]:
     Examples
     --------
     >>> algorithms("gatherv")
-    ['linear']
+    ['linear', 'binomial', 'tuw']
     """
     key = collective.lower()
     if key not in SCHEDULES:
@@ -112,7 +113,7 @@ def schedule(collective: str, algorithm: str, problem: Problem) -> Schedule:
     >>> schedule("gatherv", "foo", make_problem("gatherv", p=2))
     Traceback (most recent call last):
     ...
-    ValueError: no model for algorithm 'foo' of gatherv; models exist for: linear
+    ValueError: no model for algorithm 'foo' of gatherv; models exist for: linear, binomial, tuw
     """
     key = collective.lower()
     names = algorithms(key)  # raises for a collective without models

@@ -1,20 +1,34 @@
-"""Model schedules for MPI_Gatherv.
+"""Model schedules for MPI_Gatherv: linear, binomial and Träff's ordered-hypercube tree.
+
+Each builder mirrors its C kernel message for message (``kernels_c/gatherv/``): the same
+peers, sizes, per-rank order and tags.  Data messages carry ``blocks`` (the ranks whose
+blocks they hold, a ``range``) and ``kind="data"``; the ordered-hypercube tree's
+construction messages have ``kind="exchange"`` (between fixed roots) and ``kind="info"``
+(fixed root to gather root).  ``meta`` describes the tree for the visualizations:
+
+* ``root``: the root;
+* ``parent``: parent rank of every rank, ``-1`` at the root;
+* ``edge_bytes``: bytes on the edge from every rank to its parent (0 at the root and on the
+  paper's dotted, zero-size edges);
+* ``edge_sent``: whether that edge carries a message (the binomial tree sends even 0
+  bytes; linear and tuw send nothing for an empty block or subtree);
+* ``edge_iteration``: round (tag) of every rank's edge, ``-1`` at the root;
+* ``fixed_exchanges``: ``(iteration, a, b)`` of every fixed-root exchange (tuw only);
+* ``subtree_ranges``: per rank, the ``[lo, hi)`` rank ranges whose blocks it sends to its
+  parent, in message order (two ranges when a binomial subtree wraps past rank ``p-1``).
 
 linear: direct-to-root gather
 -----------------------------
 Every non-root rank ``i`` with a non-empty block sends it straight to the root ``r``; the
 root receives the blocks one by one in increasing rank order ``0, 1, ..., p-1`` (skipping
 itself and ranks with ``m_i = 0``) and copies its own block locally (no message).  This is
-the "direct communication with the root" baseline of Träff 2017 (Section 1) and mirrors
-the C kernel exactly, message for message.
+the "direct communication with the root" baseline of Träff 2017 (Section 1).
 
 Cost in the one-ported model, when all blocks are non-empty::
 
     (p-1) alpha + beta * sum_{i != r} m_i        (m_i in bytes)
 
-The root is the bottleneck: it receives ``p-1`` messages one after the other, while the
-senders are ready at time 0.  With ``k`` non-empty non-root blocks the cost is
-``k alpha + beta * sum_{i != r} m_i``.  Extra memory: none.
+With ``k`` non-empty non-root blocks the cost is ``k alpha + beta * sum_{i != r} m_i``.
 
 Example, ``p = 4``, root ``r = 2``, all blocks 40 bytes::
 
@@ -23,25 +37,59 @@ Example, ``p = 4``, root ``r = 2``, all blocks 40 bytes::
     rank 2: recv 0 (40 B), recv 1 (40 B), recv 3 (40 B)      -> 3 alpha + 120 beta
     rank 3: send 2 (40 B)
 
+binomial: fixed, block-size-oblivious binomial tree
+---------------------------------------------------
+Virtual ranks ``v = (i - r) mod p``.  A rank receives from its children ``v + 2^k``
+(``2^k`` below the lowest set bit of ``v``, ``v + 2^k < p``) in increasing ``k``, each
+message holding the child's subtree (virtual ranks ``v + 2^k .. min(v + 2^(k+1), p) - 1``),
+then sends its own subtree to ``v - lowbit(v)``.  Every edge carries a message, even of 0
+bytes: the tree ignores block sizes.  Tag = round ``k``.  Worst case (all blocks empty but
+the deepest one): ``ceil(log2 p) (alpha + beta m)`` for ``p`` a power of two.
+
+tuw: Träff's linear-time ordered-hypercube tree
+-----------------------------------------------
+The tree construction of Lemma 2.3 (:mod:`tuwviz.model.ordered_hypercube`), then every
+rank receives its children's subtrees in iteration order and sends its own subtree - a
+consecutive range of ranks - to its parent.  Empty subtrees send nothing.  Tag = iteration.
+Cost: at most ``3 ceil(log2 p) alpha + beta sum_{i != r} m_i`` plus the Lemma 2.2 penalty.
+
 Examples
 --------
->>> from tuwviz.problems import make_problem
+>>> from tuwviz.problems import Problem, make_problem
 >>> s = linear(make_problem("gatherv", p=4, distribution="same", b=10, root=2))
 >>> s.messages(2)
 [('recv', 0, 40), ('recv', 1, 40), ('recv', 3, 40)]
 >>> s.messages(0)
 [('send', 2, 40)]
+
+The example of ``kernels_c/gatherv/gatherv_tuw.c`` (blocks of 1, 0, 3, 2 bytes, root 0):
+
+>>> t = tuw(Problem("gatherv", 4, 0, (1, 0, 3, 2), datatype="byte"))
+>>> t.meta["parent"], t.meta["edge_bytes"], t.meta["fixed_exchanges"]
+([-1, 0, 0, 2], [0, 0, 5, 2], [(0, 0, 1), (0, 2, 3), (1, 1, 3)])
+>>> [m for m in t.messages(0)]
+[('send', 1, 24), ('recv', 1, 24), ('recv', 1, 24), ('recv', 2, 5)]
 """
 from __future__ import annotations
 
 from ..problems import Problem
+from . import ordered_hypercube as oh
 from .program import Op, Recv, Schedule, Send
 
-__all__ = ["linear"]
+__all__ = ["binomial", "binomial_tree", "linear", "tuw", "tuw_meta", "virtual_blocks"]
 
 # Collectives whose data flow is "every block to the root"; gather is gatherv with
 # padded (equal) blocks, see Problem.block_counts.
 _GATHERS = ("gather", "gatherv")
+
+
+def _check(problem: Problem, algorithm: str) -> list[int]:
+    """Bytes of every block, after checking that `problem` is a gather problem."""
+    if problem.collective not in _GATHERS:
+        raise ValueError(
+            f"{algorithm} gather needs a gather or gatherv problem, got {problem.collective!r}"
+        )
+    return [c * problem.itemsize for c in problem.block_counts()]
 
 
 def linear(problem: Problem) -> Schedule:
@@ -57,8 +105,7 @@ def linear(problem: Problem) -> Schedule:
     Schedule
         The root receives ``problem.nbytes(i)`` bytes from every other rank ``i`` with a
         non-empty block, in increasing rank order; each such rank sends its block to the
-        root with tag 0.  ``meta`` holds ``root`` and the star tree as ``parent``
-        (``parent[i] = root`` for ``i != root``, ``parent[root] = -1``).
+        root with tag 0.  ``meta`` holds the star tree (see the module docstring).
 
     Raises
     ------
@@ -74,25 +121,186 @@ def linear(problem: Problem) -> Schedule:
     >>> s.all_messages()
     [[('send', 1, 20)], [('recv', 0, 20), ('recv', 3, 20)], [], [('send', 1, 20)]]
     """
-    if problem.collective not in _GATHERS:
-        raise ValueError(
-            f"linear gather needs a gather or gatherv problem, got {problem.collective!r}"
-        )
+    nbytes = _check(problem, "linear")
     p, root = problem.p, problem.root
-    # block_counts once: for regular gather it builds a p-tuple per call.
-    nbytes = [c * problem.itemsize for c in problem.block_counts()]
     senders = [i for i in range(p) if i != root and nbytes[i] > 0]
     programs: list[list[Op]] = [[] for _ in range(p)]
     for i in senders:
-        programs[i].append(Send(root, nbytes[i], 0))
-    programs[root] = [Recv(i, nbytes[i], 0) for i in senders]
+        programs[i].append(Send(root, nbytes[i], 0, blocks=range(i, i + 1)))
+    programs[root] = [Recv(i, nbytes[i], 0, blocks=range(i, i + 1)) for i in senders]
+    return Schedule(problem.collective, "linear", p, programs, problem, _star_meta(nbytes, root))
+
+
+def _star_meta(nbytes: list[int], root: int) -> dict:
+    """``meta`` of the linear algorithms: every rank's block goes straight to/from the root."""
+    p = len(nbytes)
     parent = [root] * p
     parent[root] = -1
-    return Schedule(
-        collective=problem.collective,
-        algorithm="linear",
-        p=p,
-        programs=programs,
-        problem=problem,
-        meta={"root": root, "parent": parent},
-    )
+    edge_bytes = list(nbytes)
+    edge_bytes[root] = 0
+    return {
+        "root": root, "parent": parent, "edge_bytes": edge_bytes,
+        "edge_sent": [i != root and nbytes[i] > 0 for i in range(p)],
+        "edge_iteration": [-1 if i == root else 0 for i in range(p)],
+        "fixed_exchanges": [], "subtree_ranges": [[(i, i + 1)] for i in range(p)],
+    }
+
+
+def virtual_blocks(p: int, root: int, v: int, size: int) -> list[tuple[int, int]]:
+    """Real rank ranges of virtual ranks ``v .. v+size-1`` (``v`` relative to `root`).
+
+    One range, or two when the run wraps from rank ``p - 1`` to rank 0.
+
+    Examples
+    --------
+    >>> virtual_blocks(8, 5, 2, 4)      # virtual 2..5 = ranks 7, 0, 1, 2
+    [(7, 8), (0, 3)]
+    """
+    start = (root + v) % p
+    if start + size <= p:
+        return [(start, start + size)]
+    return [(start, p), (0, start + size - p)]
+
+
+def binomial_tree(p: int, root: int) -> list[tuple[int, int, int, list[tuple[int, int]]]]:
+    """The binomial tree in virtual ranks, as the binomial kernels walk it.
+
+    Returns
+    -------
+    list of tuple
+        Per rank ``i``: ``(parent, round, subtree size, children)`` where ``parent`` is -1
+        and ``round`` -1 at the root, the subtree is virtual ranks ``v .. v+size-1`` and
+        ``children`` lists ``(round k, child rank)`` in increasing ``k``.
+
+    Examples
+    --------
+    >>> [t[:3] for t in binomial_tree(6, 2)]
+    [(2, 2, 2), (0, 0, 1), (-1, -1, 6), (2, 0, 1), (2, 1, 2), (4, 0, 1)]
+    """
+    out = []
+    for i in range(p):
+        v = (i - root) % p
+        low = v & -v if v else 1 << oh.dims(p)
+        size = min(low, p - v)
+        children = []
+        k = 0
+        while (1 << k) < low and v + (1 << k) < p:
+            children.append((k, (i + (1 << k)) % p))
+            k += 1
+        if v:
+            out.append(((i - low) % p, low.bit_length() - 1, size, children))
+        else:
+            out.append((-1, -1, size, children))
+    return out
+
+
+def _binomial_meta(p: int, root: int, tree, nbytes: list[int]) -> tuple[dict, list[int]]:
+    """``meta`` of the binomial tree and the bytes of every rank's subtree."""
+    sub_bytes = []
+    ranges = []
+    for i, (_, _, size, _) in enumerate(tree):
+        rr = virtual_blocks(p, root, (i - root) % p, size)
+        ranges.append(rr)
+        sub_bytes.append(sum(sum(nbytes[lo:hi]) for lo, hi in rr))
+    meta = {
+        "root": root, "parent": [t[0] for t in tree],
+        "edge_bytes": [0 if i == root else sub_bytes[i] for i in range(p)],
+        "edge_sent": [i != root for i in range(p)],
+        "edge_iteration": [t[1] for t in tree], "fixed_exchanges": [],
+        "subtree_ranges": ranges,
+    }
+    return meta, sub_bytes
+
+
+def _blocks(ranges: list[tuple[int, int]]) -> range | None:
+    """The ``blocks`` field for a message of these rank ranges (None if it wraps)."""
+    return range(*ranges[0]) if len(ranges) == 1 else None
+
+
+def binomial(problem: Problem) -> Schedule:
+    """Fixed binomial-tree gather schedule for `problem` (virtual ranks relative to root).
+
+    Parameters
+    ----------
+    problem : Problem
+        A gather or gatherv problem.
+
+    Returns
+    -------
+    Schedule
+        Each rank receives its children's subtrees (increasing round ``k``, tag ``k``),
+        then sends its own subtree to its parent; every edge carries a message, even of 0
+        bytes.  A message whose blocks wrap from rank ``p-1`` to rank 0 has ``blocks=None``
+        (its two ranges are in ``meta["subtree_ranges"]``).
+
+    Raises
+    ------
+    ValueError
+        If `problem` is not a gather or gatherv problem.
+
+    Examples
+    --------
+    >>> from tuwviz.problems import make_problem
+    >>> s = binomial(make_problem("gatherv", p=6, distribution="same", b=1, root=2))
+    >>> s.messages(2)
+    [('recv', 3, 4), ('recv', 4, 8), ('recv', 0, 8)]
+    >>> s.messages(4), s.meta["parent"]
+    ([('recv', 5, 4), ('send', 2, 8)], [2, 0, -1, 2, 2, 4])
+    """
+    nbytes = _check(problem, "binomial")
+    p, root = problem.p, problem.root
+    tree = binomial_tree(p, root)
+    meta, sub_bytes = _binomial_meta(p, root, tree, nbytes)
+    ranges = meta["subtree_ranges"]
+    programs: list[list[Op]] = [[] for _ in range(p)]
+    for i, (parent, k_parent, _, children) in enumerate(tree):
+        prog = programs[i]
+        for k, c in children:
+            prog.append(Recv(c, sub_bytes[c], k, blocks=_blocks(ranges[c])))
+        if parent >= 0:
+            prog.append(Send(parent, sub_bytes[i], k_parent, blocks=_blocks(ranges[i])))
+    return Schedule(problem.collective, "binomial", p, programs, problem, meta)
+
+
+def tuw_meta(tree: oh.Tree) -> dict:
+    """``meta`` of a tuw schedule (gather or scatter) from its constructed tree."""
+    return {
+        "root": tree.root, "parent": tree.parent, "edge_bytes": tree.edge_bytes,
+        "edge_sent": [b > 0 for b in tree.edge_bytes],
+        "edge_iteration": tree.edge_iteration, "fixed_exchanges": tree.exchanges,
+        "subtree_ranges": [[r] for r in tree.subtree],
+    }
+
+
+def tuw(problem: Problem) -> Schedule:
+    """Träff's ordered-hypercube gather schedule (TUW_Gatherv) for `problem`.
+
+    Parameters
+    ----------
+    problem : Problem
+        A gather or gatherv problem.
+
+    Returns
+    -------
+    Schedule
+        The construction messages of :func:`~tuwviz.model.ordered_hypercube.construction_programs`,
+        then the data phase: each rank receives its non-empty child subtrees in iteration
+        order and sends its non-empty subtree (``blocks = range(lo, hi)``) to its parent.
+
+    Raises
+    ------
+    ValueError
+        If `problem` is not a gather or gatherv problem.
+    """
+    nbytes = _check(problem, "tuw")
+    tree = oh.build_tree(nbytes, problem.root)
+    programs = oh.construction_programs(tree)
+    for i in range(problem.p):
+        prog = programs[i]
+        for e in tree.children[i]:
+            if e.nbytes > 0:
+                prog.append(Recv(e.child, e.nbytes, e.iteration, blocks=range(e.lo, e.hi)))
+        if tree.parent[i] >= 0 and tree.edge_bytes[i] > 0:
+            prog.append(Send(tree.parent[i], tree.edge_bytes[i], tree.edge_iteration[i],
+                             blocks=range(*tree.subtree[i])))
+    return Schedule(problem.collective, "tuw", problem.p, programs, problem, tuw_meta(tree))

@@ -1,0 +1,161 @@
+/*
+ * gatherv_binomial.c - fixed, block-size-oblivious binomial-tree Gatherv (the baseline of
+ * Träff 2017, Section 1: "fixed (block oblivious) trees of logarithmic depth").
+ *
+ * Virtual ranks relative to the root, at the edges only (Open MPI): v = (rank - root) mod
+ * p, rank = (v + root) mod p.  In round k (mask = 2^k) a process with bit k of v set sends
+ * its subtree - virtual ranks v .. min(v + 2^k, p) - 1 - to v - 2^k and is done; otherwise,
+ * if v + 2^k < p, it receives the subtree of v + 2^k.  The tree ignores block sizes:
+ * children always send, even 0 bytes.  Tag = round k.
+ *
+ * Learning sizes: a non-root parent does not know its children's block sizes.  It learns
+ * each message's size with TUW_Probe (not traced: it transfers nothing), grows its buffer
+ * and receives with a traced TUW_Recv; blocks are appended in virtual rank order, so no
+ * process reorders anything.  The root knows recvcounts: it posts non-blocking receives
+ * for all children straight into recvbuf at displs.
+ *
+ * Reordering at the root (root != 0): a subtree's virtual range is consecutive in real
+ * ranks except when it wraps from rank p-1 to rank 0; then its message holds blocks
+ * (root+v) .. p-1 followed by 0 .. .  The root receives such a message with an indexed
+ * datatype (block_range.c) that puts both pieces in place: no temporary buffer and no
+ * copy in the kernel - MPI unpacks the one message into two places (same bytes, one more
+ * segment).  At most one child of the root wraps.
+ *
+ * Cost (one-ported, m_i in bytes, D = ceil(log2 p)): every process's subtree crosses one
+ * edge per level above it.  The root receives D messages; in the worst case (all blocks
+ * empty but the one farthest from the root, virtual rank 2^D - 1 when p is a power of
+ * two) that block is sent D times:  D (alpha + beta sum_{i != r} m_i).  For p not a
+ * power of two the deepest virtual rank has floor(log2 p) ancestors:
+ * D alpha + floor(log2 p) beta m.  Regular blocks m: D alpha + (p - 1) beta m.
+ * Extra memory: a buffer of the subtree's size at inner non-root processes.
+ *
+ * Example, p = 6, root 2 (virtual v = rank - 2 mod 6):
+ *   round 0: v1->v0, v3->v2, v5->v4   (ranks 3->2, 5->4, 1->0)
+ *   round 1: v2->v0 (blocks of v2,v3 = ranks 4,5)
+ *   round 2: v4->v0 (blocks of v4,v5 = ranks 0,1)
+ *   Root 2 receives from 3, 4, 0; no range wraps here (p - root = 4 is a subtree start).
+ * Model: tuwviz/model/gatherv.py:binomial.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "tuwviz.h"
+#include "kernels.h"
+#include "block_range.h"
+
+#define MAX_ROUNDS 32
+
+int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS, rank, p, nreq = 0;
+    MPI_Aint lb, extent;
+    MPI_Request reqs[MAX_ROUNDS];
+    MPI_Datatype types[MAX_ROUNDS];
+    char *buf = NULL;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    if (root < 0 || root >= p)
+        return MPI_ERR_ROOT;
+    if (sendcount < 0 && !(rank == root && sendbuf == MPI_IN_PLACE))
+        return MPI_ERR_COUNT;
+    int v = (rank - root + p) % p;
+
+    if (rank == root) {
+        rc = MPI_Type_get_extent(recvtype, &lb, &extent);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        for (int k = 0; (1LL << k) < p; k++) {
+            long long mask = 1LL << k;
+            int child = (int)((root + mask) % p);
+            int n = (int)(2 * mask <= p ? mask : p - mask);
+            MPI_Aint off;
+            int count;
+            rc = tuw_block_range(recvcounts, displs, p, child, n, recvtype, extent, &off,
+                                 &count, &types[nreq]);
+            if (rc != MPI_SUCCESS)
+                goto fn_exit;
+            rc = TUW_Irecv((char *)recvbuf + off, count, types[nreq], child, k, comm,
+                           &reqs[nreq]);
+            nreq++;
+            if (rc != MPI_SUCCESS)
+                goto fn_exit;
+        }
+        if (sendbuf != MPI_IN_PLACE && recvcounts[root] > 0) {
+            rc = MPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0,
+                              (char *)recvbuf + (MPI_Aint)displs[root] * extent,
+                              recvcounts[root], recvtype, 0, 0, MPI_COMM_SELF,
+                              MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                goto fn_exit;
+        }
+        rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
+        goto fn_exit;
+    }
+
+    rc = MPI_Type_get_extent(sendtype, &lb, &extent);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    long long lowbit = v & -v;
+    int k_parent = 0;
+    while ((1LL << k_parent) < lowbit)
+        k_parent++;
+    int parent = (int)((rank - lowbit + p) % p);
+
+    if (lowbit == 1 || v + 1 >= p) { /* a leaf: send the own block as it is */
+        rc = TUW_Send(sendbuf, sendcount, sendtype, parent, k_parent, comm);
+        goto fn_exit;
+    }
+
+    long long used = sendcount, cap = sendcount > 0 ? sendcount : 1;
+    buf = malloc((size_t)cap * (size_t)extent);
+    if (!buf) {
+        rc = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    if (sendcount > 0) {
+        rc = MPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, buf, sendcount, sendtype, 0, 0,
+                          MPI_COMM_SELF, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            goto fn_exit;
+    }
+    for (int k = 0; (1LL << k) < lowbit && v + (1LL << k) < p; k++) {
+        int child = (int)((rank + (1LL << k)) % p), n;
+        MPI_Status st;
+        rc = TUW_Probe(child, k, comm, &st);
+        if (rc != MPI_SUCCESS)
+            goto fn_exit;
+        rc = MPI_Get_count(&st, sendtype, &n);
+        if (rc != MPI_SUCCESS)
+            goto fn_exit;
+        if (n == MPI_UNDEFINED) {
+            rc = MPI_ERR_TYPE;
+            goto fn_exit;
+        }
+        if (used + n > cap) {
+            while (cap < used + n)
+                cap *= 2;
+            char *grown = realloc(buf, (size_t)cap * (size_t)extent);
+            if (!grown) {
+                rc = MPI_ERR_NO_MEM;
+                goto fn_exit;
+            }
+            buf = grown;
+        }
+        rc = TUW_Recv(buf + used * extent, n, sendtype, child, k, comm, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            goto fn_exit;
+        used += n;
+    }
+    rc = TUW_Send(buf, (int)used, sendtype, parent, k_parent, comm);
+
+fn_exit:
+    for (int k = 0; k < nreq; k++) {
+        int rc2 = tuw_block_range_free(&types[k], recvtype);
+        if (rc == MPI_SUCCESS)
+            rc = rc2;
+    }
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,175 @@
+/*
+ * gatherv_tuw.c - TUW_Gatherv: linear-time, fully distributed irregular gather on an
+ * ordered hypercube tree (Träff 2017, Lemmas 2.1-2.3, Theorem 2.4; fixed root: Lemma 2.2).
+ *
+ * Phase 1, tree construction (tuw_oh_construct, ordered_hypercube_tree.c): ceil(log2 p)
+ * iterations of constant-size exchanges between the fixed roots of sibling subcubes, plus
+ * fixed root -> gather root info messages.  No process needs the other block sizes in
+ * advance; the root's recvcounts are only used to place data.
+ *
+ * Phase 2, gather along the tree: every process posts non-blocking receives for all its
+ * children (in iteration order; late children are absorbed, whoever is ready first is
+ * received first), waits for them, then sends its whole subtree - blocks of a consecutive
+ * rank range, already in rank order - to its parent with one message.  A subtree with 0
+ * bytes sends nothing (the paper's dotted edges).  Tag = iteration of the tree edge.
+ *   - leaves send straight from sendbuf;
+ *   - inner processes receive into one buffer of their subtree's size, children on the
+ *     left and right of their own block, which they copy in (the paper's prototype does
+ *     the same; cost beta' m_i, a local copy, not in the model);
+ *   - the root receives each child's range straight into recvbuf at displs (one contiguous
+ *     piece when displs are prefix sums; otherwise an indexed datatype): no reordering, no
+ *     intermediate buffer.
+ *
+ * Cost (one-ported, linear alpha-beta model, m_i in bytes, r the root):
+ *     3 ceil(log2 p) alpha + beta sum_{i != r} m_i
+ *       + beta (M_d' - m_{r_d'} - sum_{j < d'} M_j)          (Theorem 2.4 / Lemma 2.2)
+ * where M_j is the data of the subcube from which the root receives in iteration j (gather
+ * root r_j) and d' the last iteration in which the root waits for it; the penalty is less
+ * than beta sum_{i != r} m_i.  Construction: <= 2 ceil(log2 p) alpha.  Compare: fixed
+ * binomial tree ceil(log2 p)(alpha + beta sum m_i) in the worst case, linear (p-1) alpha.
+ * Extra memory: one buffer of the subtree's size at inner non-root processes.
+ * Restriction (as the paper's prototype): intermediate buffers hold elements of the
+ * process's own sendtype, so all processes must describe blocks with one basic type
+ * (same type signature per element) whose extent equals its size.
+ *
+ * Example, p = 4, root 0, m = (1, 0, 3, 2) elements:
+ *   construction  it. 0: 0<->1, 2<->3;  it. 1: 1<->3, info 1->0 and 3->2
+ *   tree          1 -> 0 (0 elements: dotted, no message), 3 -> 2 (2), 2 -> 0 (blocks 2..3)
+ *   data          3 sends 2 elements to 2 (tag 0); 2 receives them behind its own block and
+ *                 sends blocks 2..3 (5 elements, tag 1) to 0, which receives them at
+ *                 recvbuf + displs[2].
+ * Model: tuwviz/model/gatherv.py:tuw.
+ */
+#include <stdlib.h>
+#include "tuwviz.h"
+#include "kernels.h"
+#include "block_range.h"
+#include "ordered_hypercube.h"
+
+/* Local copy of one block with possibly different send and receive types. */
+static int copy_block(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
+                      MPI_Datatype rtype)
+{
+    if (scount == 0 && rcount == 0)
+        return MPI_SUCCESS;
+    return MPI_Sendrecv(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF,
+                        MPI_STATUS_IGNORE);
+}
+
+int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS, rank, p, nreq = 0, ssize = 0, rsize = 0;
+    MPI_Aint lb, sextent = 0, rextent = 0;
+    MPI_Request reqs[TUW_OH_MAX_DIMS];
+    MPI_Datatype types[TUW_OH_MAX_DIMS];
+    char *buf = NULL;
+    long long mybytes;
+    tuw_oh_tree t;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    if (root < 0 || root >= p)
+        return MPI_ERR_ROOT;
+    if (rank == root) {
+        rc = MPI_Type_size(recvtype, &rsize);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Type_get_extent(recvtype, &lb, &rextent);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (!(rank == root && sendbuf == MPI_IN_PLACE)) {
+        if (sendcount < 0)
+            return MPI_ERR_COUNT;
+        rc = MPI_Type_size(sendtype, &ssize);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Type_get_extent(sendtype, &lb, &sextent);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (ssize == 0)
+            return MPI_ERR_TYPE; /* blocks are counted in elements of sendtype */
+        mybytes = (long long)sendcount * ssize;
+    } else {
+        mybytes = (long long)recvcounts[root] * rsize;
+    }
+
+    rc = tuw_oh_construct(p, rank, root, mybytes, comm, &t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    if (rank == root) {
+        for (int k = 0; k < t.nchildren; k++) {
+            const tuw_oh_edge *e = &t.child[k];
+            MPI_Aint off;
+            int count;
+            if (e->bytes == 0)
+                continue;
+            rc = tuw_block_range(recvcounts, displs, p, e->lo, e->hi - e->lo, recvtype,
+                                 rextent, &off, &count, &types[nreq]);
+            if (rc != MPI_SUCCESS)
+                goto fn_exit;
+            rc = TUW_Irecv((char *)recvbuf + off, count, types[nreq], e->peer, e->iteration,
+                           comm, &reqs[nreq]);
+            nreq++;
+            if (rc != MPI_SUCCESS)
+                goto fn_exit;
+        }
+        if (sendbuf != MPI_IN_PLACE) {
+            rc = copy_block(sendbuf, sendcount, sendtype,
+                            (char *)recvbuf + (MPI_Aint)displs[root] * rextent,
+                            recvcounts[root], recvtype);
+            if (rc != MPI_SUCCESS)
+                goto fn_exit;
+        }
+        rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
+        goto fn_exit;
+    }
+
+    if (t.nchildren == 0) { /* a leaf sends its own block, if any */
+        if (t.bytes > 0)
+            rc = TUW_Send(sendbuf, sendcount, sendtype, t.parent.peer, t.parent.iteration,
+                          comm);
+        goto fn_exit;
+    }
+
+    /* inner process: children and own block into one buffer, in rank order */
+    buf = malloc((size_t)(t.bytes / ssize) * (size_t)sextent + 1);
+    if (!buf) {
+        rc = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    for (int k = 0; k < t.nchildren; k++) {
+        const tuw_oh_edge *e = &t.child[k];
+        long long before = e->lo > rank ? mybytes : 0; /* bytes left of this child */
+        for (int j = 0; j < t.nchildren; j++)
+            if (t.child[j].lo < e->lo)
+                before += t.child[j].bytes;
+        if (e->bytes == 0)
+            continue;
+        rc = TUW_Irecv(buf + before / ssize * sextent, (int)(e->bytes / ssize), sendtype,
+                       e->peer, e->iteration, comm, &reqs[nreq++]);
+        if (rc != MPI_SUCCESS)
+            goto fn_exit;
+    }
+    rc = copy_block(sendbuf, sendcount, sendtype, buf + t.offset / ssize * sextent, sendcount,
+                    sendtype);
+    if (rc != MPI_SUCCESS)
+        goto fn_exit;
+    rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+        goto fn_exit;
+    if (t.bytes > 0)
+        rc = TUW_Send(buf, (int)(t.bytes / ssize), sendtype, t.parent.peer,
+                      t.parent.iteration, comm);
+
+fn_exit:
+    if (rank == root)
+        for (int k = 0; k < nreq; k++) {
+            int rc2 = tuw_block_range_free(&types[k], recvtype);
+            if (rc == MPI_SUCCESS)
+                rc = rc2;
+        }
+    free(buf);
+    return rc;
+}

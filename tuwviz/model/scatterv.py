@@ -1,0 +1,167 @@
+"""Model schedules for MPI_Scatterv: linear, binomial and Träff's ordered-hypercube tree.
+
+Each builder mirrors its C kernel in ``kernels_c/scatterv/`` message for message, and uses
+the same ``blocks``/``kind`` fields and ``meta`` keys as :mod:`tuwviz.model.gatherv` (the
+tree edges point from child to parent; data flows the other way).
+
+linear: direct-from-root scatter
+--------------------------------
+The root sends every non-root rank ``i`` with ``m_i > 0`` its block, in increasing rank
+order (tag 0); rank ``i`` receives it.  Cost ``k alpha + beta sum_{i != r} m_i`` for ``k``
+non-empty non-root blocks.
+
+binomial: fixed, block-size-oblivious binomial tree
+---------------------------------------------------
+Virtual ranks ``v = (i - r) mod p``.  A rank receives its subtree (virtual ranks
+``v .. v + size - 1``) from its parent, then sends each child ``v + 2^k`` its subtree,
+largest ``k`` first.  Only the root knows the counts, so a child whose subtree has more
+than one rank first receives the counts of the rest of its subtree as one ``int`` message
+(``4 (size - 1)`` bytes, ``kind="counts"``, same tag), then the data.  Every edge carries a
+data message, even of 0 bytes.  Tag = round ``k``.
+
+tuw: Träff's linear-time ordered-hypercube tree
+-----------------------------------------------
+The tree construction of Lemma 2.3 with ``m_i`` = each rank's receive count, exactly as for
+gatherv, then the gather's data phase reversed in time: every non-root rank receives its
+non-empty subtree from its parent, then sends its non-empty child subtrees, latest
+iteration first.  Tag = iteration.  Same cost bound as TUW_Gatherv.
+
+Examples
+--------
+>>> from tuwviz.problems import Problem, make_problem
+>>> linear(make_problem("scatterv", p=4, distribution="two_blocks", b=5, root=1)).all_messages()
+[[('recv', 1, 20)], [('send', 0, 20), ('send', 3, 20)], [], [('recv', 1, 20)]]
+>>> s = binomial(make_problem("scatterv", p=6, distribution="same", b=1, root=2))
+>>> s.messages(2)
+[('send', 0, 4), ('send', 0, 8), ('send', 4, 4), ('send', 4, 8), ('send', 3, 4)]
+>>> t = tuw(Problem("scatterv", 4, 0, (1, 0, 3, 2), datatype="byte"))
+>>> t.messages(2)[-2:]
+[('recv', 0, 5), ('send', 3, 2)]
+"""
+from __future__ import annotations
+
+from ..problems import Problem
+from . import ordered_hypercube as oh
+from .gatherv import _binomial_meta, _blocks, _star_meta, binomial_tree, tuw_meta
+from .program import Op, Recv, Schedule, Send
+
+__all__ = ["COUNT_BYTES", "binomial", "linear", "tuw"]
+
+#: Bytes per count in the binomial scatter's counts messages (C ``int``, ``MPI_INT``).
+COUNT_BYTES = 4
+
+_SCATTERS = ("scatter", "scatterv")
+
+
+def _check(problem: Problem, algorithm: str) -> list[int]:
+    """Bytes of every block, after checking that `problem` is a scatter problem."""
+    if problem.collective not in _SCATTERS:
+        raise ValueError(
+            f"{algorithm} scatter needs a scatter or scatterv problem, got "
+            f"{problem.collective!r}"
+        )
+    return [c * problem.itemsize for c in problem.block_counts()]
+
+
+def linear(problem: Problem) -> Schedule:
+    """Linear (direct-from-root) scatter schedule for `problem`.
+
+    Parameters
+    ----------
+    problem : Problem
+        A scatter or scatterv problem.
+
+    Returns
+    -------
+    Schedule
+        The root sends ``problem.nbytes(i)`` bytes to every other rank ``i`` with a
+        non-empty block, in increasing rank order, tag 0; ``meta`` is the star tree.
+
+    Raises
+    ------
+    ValueError
+        If `problem` is not a scatter or scatterv problem.
+    """
+    nbytes = _check(problem, "linear")
+    p, root = problem.p, problem.root
+    receivers = [i for i in range(p) if i != root and nbytes[i] > 0]
+    programs: list[list[Op]] = [[] for _ in range(p)]
+    for i in receivers:
+        programs[i].append(Recv(root, nbytes[i], 0, blocks=range(i, i + 1)))
+    programs[root] = [Send(i, nbytes[i], 0, blocks=range(i, i + 1)) for i in receivers]
+    return Schedule(problem.collective, "linear", p, programs, problem, _star_meta(nbytes, root))
+
+
+def binomial(problem: Problem) -> Schedule:
+    """Fixed binomial-tree scatter schedule for `problem`, counts sent ahead of the data.
+
+    Parameters
+    ----------
+    problem : Problem
+        A scatter or scatterv problem.
+
+    Returns
+    -------
+    Schedule
+        Each non-root rank receives (counts, if its subtree has more than one rank, then)
+        its subtree's data from its parent, then serves its children, largest round
+        first; the root starts.  Wrapping messages have ``blocks=None`` as in
+        :func:`tuwviz.model.gatherv.binomial`.
+
+    Raises
+    ------
+    ValueError
+        If `problem` is not a scatter or scatterv problem.
+    """
+    nbytes = _check(problem, "binomial")
+    p, root = problem.p, problem.root
+    tree = binomial_tree(p, root)
+    meta, sub_bytes = _binomial_meta(p, root, tree, nbytes)
+    ranges = meta["subtree_ranges"]
+    programs: list[list[Op]] = [[] for _ in range(p)]
+    for i, (parent, k_parent, size, children) in enumerate(tree):
+        prog = programs[i]
+        if parent >= 0:
+            if size > 1:
+                prog.append(Recv(parent, COUNT_BYTES * (size - 1), k_parent, kind="counts"))
+            prog.append(Recv(parent, sub_bytes[i], k_parent, blocks=_blocks(ranges[i])))
+        for k, c in reversed(children):
+            c_size = tree[c][2]
+            if c_size > 1:
+                prog.append(Send(c, COUNT_BYTES * (c_size - 1), k, kind="counts"))
+            prog.append(Send(c, sub_bytes[c], k, blocks=_blocks(ranges[c])))
+    return Schedule(problem.collective, "binomial", p, programs, problem, meta)
+
+
+def tuw(problem: Problem) -> Schedule:
+    """Träff's ordered-hypercube scatter schedule (TUW_Scatterv) for `problem`.
+
+    Parameters
+    ----------
+    problem : Problem
+        A scatter or scatterv problem.
+
+    Returns
+    -------
+    Schedule
+        The construction messages (as for gatherv), then each non-root rank receives its
+        non-empty subtree from its parent and sends its non-empty child subtrees, latest
+        iteration first.
+
+    Raises
+    ------
+    ValueError
+        If `problem` is not a scatter or scatterv problem.
+    """
+    nbytes = _check(problem, "tuw")
+    tree = oh.build_tree(nbytes, problem.root)
+    programs = oh.construction_programs(tree)
+    for i in range(problem.p):
+        prog = programs[i]
+        if tree.parent[i] >= 0 and tree.edge_bytes[i] > 0:
+            prog.append(Recv(tree.parent[i], tree.edge_bytes[i], tree.edge_iteration[i],
+                             blocks=range(*tree.subtree[i])))
+        for e in reversed(tree.children[i]):
+            if e.nbytes > 0:
+                prog.append(Send(e.child, e.nbytes, e.iteration, blocks=range(e.lo, e.hi)))
+    return Schedule(problem.collective, "tuw", problem.p, programs, problem, tuw_meta(tree))
