@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -44,3 +46,32 @@ def mpi_processes() -> set[int]:
         if "Z" not in stat and any(m in args for m in MPI_PROCESS_MARKERS):
             pids.add(int(pid))
     return pids
+
+
+CHROMIUM = os.environ.get("TUWVIZ_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
+        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make browser` (apt-get install "
+                    "chromium) or set TUWVIZ_CHROMIUM to a Chromium binary")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the playwright package is missing: pip install playwright "
+                    "(do not run `playwright install`; the system Chromium is used)")
+    profile = tempfile.mkdtemp(prefix="tuwviz-chromium-")
+    with sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
+            viewport={"width": 1300, "height": 900})
+        try:
+            yield ctx
+        finally:
+            ctx.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+

@@ -27,6 +27,7 @@ from nbclient import NotebookClient
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 START = "00_start_here.ipynb"
+GATHERV = "01_irregular_gather_scatter.ipynb"
 
 MARKER_VAR = "TUWVIZ_TEST_NOTEBOOK"
 PROCESS_MARKERS = ("ipyparallel.engine", "ipyparallel.controller", "ipcontroller",
@@ -125,7 +126,7 @@ def test_stored_without_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs(path, tmp_path, notebook_env):
+def test_notebook_runs(path, tmp_path, notebook_env, request):
     workdir = tmp_path / "notebooks"
     shutil.copytree(path.parent, workdir,
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "results"))
@@ -171,3 +172,46 @@ def test_notebook_runs(path, tmp_path, notebook_env):
         assert results.exists(), "the benchmark rows were not written under results/"
         with open(results) as f:
             assert len(f.readlines()) == 1 + 6  # header, 2 algorithms x 3 block sizes
+
+    if path.name == GATHERV:
+        assert elapsed < 300, f"{path.name} took {elapsed:.0f} s"
+        for name in ("01_gatherv.csv", "01_scatterv.csv", "01_tuw_gatherv_animation.html"):
+            assert (workdir / "results" / name).exists(), f"results/{name} was not written"
+        _animation_works_in_saved_html(nb, tmp_path, request.getfixturevalue("browser"))
+
+
+def _animation_works_in_saved_html(nb, tmp_path, browser) -> None:
+    """Export the executed notebook to HTML, open it in Chromium, move the slider."""
+    from nbconvert import HTMLExporter
+
+    html, _ = HTMLExporter().from_notebook_node(nb)
+    page_path = tmp_path / "notebook.html"
+    page_path.write_text(html)
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(page_path.as_uri())
+    find = ("() => window.Bokeh && Bokeh.documents.findIndex("
+            "d => d.get_model_by_name('step_slider') !== null)")
+    page.wait_for_function(f"({find})() >= 0", timeout=30_000)
+    doc = page.evaluate(find)
+    state = (f"() => {{ const d = Bokeh.documents[{doc}]; return {{"
+             "value: d.get_model_by_name('step_slider').value,"
+             "held: Array.from(d.get_model_by_name('nodes').data.held_text),"
+             "current: d.get_model_by_name('current').data.src.length }; }")
+    before = page.evaluate(state)
+    last = page.evaluate(f"() => Bokeh.documents[{doc}].get_model_by_name('step_slider').end")
+    handle = page.locator(".noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    for _ in range(last):  # the first rounds build the tree; data moves in the last ones
+        handle.press("ArrowRight")
+    page.wait_for_function(
+        f"() => Bokeh.documents[{doc}].get_model_by_name('step_slider').value == {last}",
+        timeout=10_000)
+    after = page.evaluate(state)
+    assert before["value"] == 0 and last > 0
+    assert after["held"] != before["held"], "moving the slider did not change who holds what"
+    assert after["current"] > 0, "no message is highlighted at the last step"
+    assert errors == [], errors
+    page.close()

@@ -16,10 +16,6 @@ import pytest
 from tuwviz import model, viz
 from tuwviz.problems import make_problem
 
-CHROMIUM = os.environ.get("TUWVIZ_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
 # JavaScript reading the drawn state back from the Bokeh document.
 STATE_JS = """() => {
     const doc = Bokeh.documents[0];
@@ -34,28 +30,6 @@ STATE_JS = """() => {
         button: get("play_button").label,
     };
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
-        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make browser` (apt-get install "
-                    "chromium) or set TUWVIZ_CHROMIUM to a Chromium binary")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("the playwright package is missing: pip install playwright "
-                    "(do not run `playwright install`; the system Chromium is used)")
-    profile = tempfile.mkdtemp(prefix="tuwviz-chromium-")
-    with sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1300, "height": 900})
-        try:
-            yield ctx
-        finally:
-            ctx.close()
-            shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -312,6 +312,13 @@ class LocalCluster:
         return bench(collective_name, algorithms, backend=self.run_cases,
                      backend_name="ipyparallel", **kwargs)
 
+    def measure_missing(self, results, **kwargs):
+        """:func:`tuwviz.guidelines.measure_missing` on the engines: measure the companion
+        operations (e.g. MPI_Gather(m'), MPI_Allreduce(1)) the guidelines need."""
+        from .guidelines import measure_missing
+
+        return measure_missing(results, backend=self.run_cases, backend_name="ipyparallel", **kwargs)
+
     def trace(self, problem, algorithm: str) -> list[list[dict]]:
         """Run `algorithm` once on `problem` with tracing on; events per rank."""
         case = {"mode": "trace", "problem": problem.to_dict(), "algorithm": algorithm}
