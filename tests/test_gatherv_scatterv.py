@@ -419,6 +419,7 @@ def test_counts_that_disagree_with_the_root_fail_on_all_ranks(collective, field)
     with pytest.raises(RankFailure) as err:
         run_mpiexec(5, [bad], stall_timeout=60)
     msg = str(err.value)
+    assert err.value.rank == 4  # the rank at fault, whichever rank reported first
     assert "\n" not in msg
     assert (f"{collective}: counts disagree: rank 4 passes {field} 7, but the root (rank 2) "
             f"has {'recvcounts' if collective == 'gatherv' else 'sendcounts'}[4] = 3") in msg

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -141,10 +142,11 @@ def run_mpiexec(
         last = time.monotonic()
         while True:
             if not sel.select(timeout=0.5):
-                dead = watch.dead()
-                if dead:
-                    raise RankFailure(f"rank {dead[0]} died (pid {hellos[dead[0]]['pid']}); "
-                                      f"the run was aborted", rank=dead[0])
+                if watch.dead():
+                    # end the job, but read what the ranks wrote before: a rank that raised
+                    # reports its error, then aborts, and the others die after it
+                    _signal_group(proc, signal.SIGKILL)
+                    continue
                 if time.monotonic() - last > stall_timeout:
                     raise RankFailure(f"no progress for {stall_timeout:.0f} s: run killed as hung")
                 continue
@@ -169,16 +171,20 @@ def run_mpiexec(
         proc.wait()
         dead = watch.dead()
         if dead and error is None:
-            raise RankFailure(f"rank {dead[0]} died (pid {hellos[dead[0]]['pid']}); the run was "
-                              f"aborted", rank=dead[0])
+            pid = hellos.get(dead[0], {}).get("pid", "?")
+            raise RankFailure(f"rank {dead[0]} died (pid {pid}); the run was aborted", rank=dead[0])
     finally:
         _kill(proc)
         watch.close()
         os.unlink(task)
     if error is not None:
-        text = f"rank {error['rank']} raised {error['type']}: {error['message']}"
         if error["type"] == "TimeLimitExceeded":
             raise TimeLimitExceeded(error["message"])
+        if error["type"] == "RankFailure":
+            # raised on every rank after they agreed; its text names the rank that failed
+            m = re.match(r".*?\brank (\d+)", error["message"])
+            raise RankFailure(error["message"], rank=int(m.group(1)) if m else None)
+        text = f"rank {error['rank']} raised {error['type']}: {error['message']}"
         raise RankFailure(text, rank=error["rank"])
     if proc.returncode != 0 or not done:
         output = "".join(other)
@@ -197,6 +203,13 @@ def _parse(line: str) -> dict | None:
     except json.JSONDecodeError:
         return None
     return msg
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
 
 
 def _kill(proc: subprocess.Popen) -> None:
