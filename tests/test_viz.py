@@ -370,7 +370,8 @@ def test_saved_html_embeds_bokehjs_and_names_no_cdn(tmp_path, fig2_schedule):
 
 # -- widgets ----------------------------------------------------------------------------------
 def test_explorer_rebuilds_tree_and_animation_when_controls_change():
-    box = viz.schedule_explorer("gatherv", p=6, root=5, distribution="same", b=2, display=False)
+    box = viz.schedule_explorer("gatherv", "linear", p=6, root=5, distribution="same", b=2,
+                                display=False)
     ex = box.explorer
     assert ex.schedule.p == 6 and ex.problem.root == 5 and ex.error is None
     assert set(ex.figures) == {"tree", "animation"}
