@@ -83,10 +83,9 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
                 goto fn_exit;
         }
         if (sendbuf != MPI_IN_PLACE && recvcounts[root] > 0) {
-            rc = MPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0,
-                              (char *)recvbuf + (MPI_Aint)displs[root] * extent,
-                              recvcounts[root], recvtype, 0, 0, MPI_COMM_SELF,
-                              MPI_STATUS_IGNORE);
+            rc = tuw_local_copy(sendbuf, sendcount, sendtype,
+                                (char *)recvbuf + (MPI_Aint)displs[root] * extent,
+                                recvcounts[root], recvtype);
             if (rc != MPI_SUCCESS)
                 goto fn_exit;
         }
@@ -115,8 +114,7 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
         goto fn_exit;
     }
     if (sendcount > 0) {
-        rc = MPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, buf, sendcount, sendtype, 0, 0,
-                          MPI_COMM_SELF, MPI_STATUS_IGNORE);
+        rc = tuw_local_copy(sendbuf, sendcount, sendtype, buf, sendcount, sendtype);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }

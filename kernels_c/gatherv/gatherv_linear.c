@@ -56,8 +56,7 @@ int TUW_Gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     }
     if (sendbuf != MPI_IN_PLACE && recvcounts[root] > 0) {
         char *dst = (char *)recvbuf + (MPI_Aint)displs[root] * extent;
-        rc = MPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, dst, recvcounts[root], recvtype,
-                          0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+        rc = tuw_local_copy(sendbuf, sendcount, sendtype, dst, recvcounts[root], recvtype);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }

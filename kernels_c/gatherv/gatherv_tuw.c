@@ -46,16 +46,6 @@
 #include "block_range.h"
 #include "ordered_hypercube.h"
 
-/* Local copy of one block with possibly different send and receive types. */
-static int copy_block(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
-                      MPI_Datatype rtype)
-{
-    if (scount == 0 && rcount == 0)
-        return MPI_SUCCESS;
-    return MPI_Sendrecv(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF,
-                        MPI_STATUS_IGNORE);
-}
-
 int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
@@ -116,9 +106,9 @@ int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 goto fn_exit;
         }
         if (sendbuf != MPI_IN_PLACE) {
-            rc = copy_block(sendbuf, sendcount, sendtype,
-                            (char *)recvbuf + (MPI_Aint)displs[root] * rextent,
-                            recvcounts[root], recvtype);
+            rc = tuw_local_copy(sendbuf, sendcount, sendtype,
+                                (char *)recvbuf + (MPI_Aint)displs[root] * rextent,
+                                recvcounts[root], recvtype);
             if (rc != MPI_SUCCESS)
                 goto fn_exit;
         }
@@ -152,8 +142,8 @@ int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }
-    rc = copy_block(sendbuf, sendcount, sendtype, buf + t.offset / ssize * sextent, sendcount,
-                    sendtype);
+    rc = tuw_local_copy(sendbuf, sendcount, sendtype, buf + t.offset / ssize * sextent,
+                        sendcount, sendtype);
     if (rc != MPI_SUCCESS)
         goto fn_exit;
     rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);

@@ -125,6 +125,11 @@ int TUW_Wait(MPI_Request *req, MPI_Status *status);
 int TUW_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int TUW_Waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
 
+/* Copy a block between two local buffers (types may differ, as in MPI_Sendrecv).  Not a
+ * message, so not traced: the model has no message for a process's own block either. */
+int tuw_local_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
+                   MPI_Datatype rtype);
+
 /* ---- trace (kernels_c/common/p2p.c) ----------------------------------------------------- */
 enum { TUW_DIR_SEND = 0, TUW_DIR_RECV = 1 };
 

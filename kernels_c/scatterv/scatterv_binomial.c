@@ -90,9 +90,8 @@ int TUW_Scatterv_binomial(const void *sendbuf, const int sendcounts[], const int
                 goto fn_exit;
         }
         if (recvbuf != MPI_IN_PLACE && sendcounts[root] > 0) {
-            rc = MPI_Sendrecv((const char *)sendbuf + (MPI_Aint)displs[root] * extent,
-                              sendcounts[root], sendtype, 0, 0, recvbuf, recvcount, recvtype,
-                              0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+            rc = tuw_local_copy((const char *)sendbuf + (MPI_Aint)displs[root] * extent,
+                                sendcounts[root], sendtype, recvbuf, recvcount, recvtype);
             if (rc != MPI_SUCCESS)
                 goto fn_exit;
         }
@@ -153,8 +152,7 @@ int TUW_Scatterv_binomial(const void *sendbuf, const int sendcounts[], const int
             goto fn_exit;
     }
     if (recvcount > 0) {
-        rc = MPI_Sendrecv(buf, recvcount, recvtype, 0, 0, recvbuf, recvcount, recvtype, 0, 0,
-                          MPI_COMM_SELF, MPI_STATUS_IGNORE);
+        rc = tuw_local_copy(buf, recvcount, recvtype, recvbuf, recvcount, recvtype);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }

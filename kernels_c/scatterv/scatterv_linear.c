@@ -59,8 +59,7 @@ int TUW_Scatterv_linear(const void *sendbuf, const int sendcounts[], const int d
     }
     if (recvbuf != MPI_IN_PLACE && sendcounts[root] > 0) {
         const char *src = (const char *)sendbuf + (MPI_Aint)displs[root] * extent;
-        rc = MPI_Sendrecv(src, sendcounts[root], sendtype, 0, 0, recvbuf, recvcount, recvtype,
-                          0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+        rc = tuw_local_copy(src, sendcounts[root], sendtype, recvbuf, recvcount, recvtype);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }

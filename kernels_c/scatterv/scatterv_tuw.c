@@ -33,15 +33,6 @@
 #include "block_range.h"
 #include "ordered_hypercube.h"
 
-static int copy_block(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
-                      MPI_Datatype rtype)
-{
-    if (scount == 0 && rcount == 0)
-        return MPI_SUCCESS;
-    return MPI_Sendrecv(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF,
-                        MPI_STATUS_IGNORE);
-}
-
 int TUW_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
@@ -102,8 +93,8 @@ int TUW_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
                 goto fn_exit;
         }
         if (recvbuf != MPI_IN_PLACE) {
-            rc = copy_block((const char *)sendbuf + (MPI_Aint)displs[root] * sextent,
-                            sendcounts[root], sendtype, recvbuf, recvcount, recvtype);
+            rc = tuw_local_copy((const char *)sendbuf + (MPI_Aint)displs[root] * sextent,
+                                sendcounts[root], sendtype, recvbuf, recvcount, recvtype);
             if (rc != MPI_SUCCESS)
                 goto fn_exit;
         }
@@ -143,8 +134,8 @@ int TUW_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }
-    rc = copy_block(buf + t.offset / rsize * rextent, recvcount, recvtype, recvbuf, recvcount,
-                    recvtype);
+    rc = tuw_local_copy(buf + t.offset / rsize * rextent, recvcount, recvtype, recvbuf,
+                        recvcount, recvtype);
     if (rc != MPI_SUCCESS)
         goto fn_exit;
     rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
