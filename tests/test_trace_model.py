@@ -3,7 +3,8 @@ import pytest
 
 from tuwviz import model
 from tuwviz.launch import run_mpiexec
-from tuwviz.problems import DISTRIBUTIONS, make_problem
+from tuwviz.params import verify_variants
+from tuwviz.problems import default_distributions, make_problem
 from tuwviz.sweep import roots_for
 
 P_MAX = 17
@@ -23,6 +24,12 @@ def traced(cases):
     return [results[i] for i in range(len(cases))]
 
 
+def _tags(sched, rank):
+    """Tag of every recorded message of `rank` in the model (a SendRecv records two)."""
+    return [op.tag for op in sched.programs[rank]
+            for _ in range(2 if isinstance(op, model.SendRecv) else 1)]
+
+
 def roots(p):
     return range(p) if p <= P_ALL_ROOTS else sorted({0, 1, p // 2, p - 2, p - 1})
 
@@ -30,17 +37,24 @@ def roots(p):
 @pytest.mark.parametrize("collective, algorithm", [
     (c, a) for c, algs in model.SCHEDULES.items() for a in algs])
 def test_trace_equals_model_for_all_p_roots_and_distributions(collective, algorithm):
-    problems = [make_problem(collective, p, d, b, root=r, seed=p)
-                for p in range(1, P_MAX + 1)
-                for r in roots(p)  # every root for p <= P_ALL_ROOTS
-                for d in DISTRIBUTIONS for b in (0, 3)]
-    cases = [{"mode": "trace", "problem": pr.to_dict(), "algorithm": algorithm} for pr in problems]
+    """Every p, root and distribution of the collective's paper, every parameter variant
+    `tuwviz verify` checks (e.g. block sizes and ring orders of the pipelined ring)."""
+    runs = [(make_problem(collective, p, d, b, root=r, seed=p), params)
+            for p in range(1, P_MAX + 1)
+            for r in (roots(p) if collective != "allgatherv" else [0])  # every root for small p
+            for d in default_distributions(collective) for b in (0, 3)
+            for params in verify_variants(collective, algorithm, p)]
+    cases = [{"mode": "trace", "problem": pr.to_dict(), "algorithm": algorithm, "params": params}
+             for pr, params in runs]
     compared = 0
-    for pr, events in zip(problems, traced(cases)):
-        sched = model.schedule(collective, algorithm, pr)
+    for (pr, params), events in zip(runs, traced(cases)):
+        # mpiexec runs every rank on this one host: the model's default node map
+        sched = model.schedule(collective, algorithm, pr, **params)
         for rank in range(pr.p):
             got = [(e["dir"], e["peer"], e["bytes"]) for e in events[rank]]
-            assert got == sched.messages(rank), f"{pr.label()} rank {rank}"
+            assert got == sched.messages(rank), f"{pr.label()} {params} rank {rank}"
+            if collective == "allgatherv":  # the rings' tags are their rounds (slots): equal too
+                assert [e["tag"] for e in events[rank]] == _tags(sched, rank)
             assert all(e["rank"] == rank and e["t_end"] >= e["t_start"] for e in events[rank])
             compared += len(got)
     assert compared > 1000  # the comparison was not vacuous

@@ -25,13 +25,15 @@ from . import kernels
 from .collectives import collective
 from .errors import TuwvizError
 from .launch import check_ranks, run_mpiexec
+from .params import check_params, expand, label
 from .problems import make_problem
 from .sweep import Backend, distributions, run_metadata
 
 __all__ = ["ROW_FIELDS", "ResultWriter", "bench", "bench_cases"]
 
 ROW_FIELDS = [
-    "collective", "algorithm", "p", "root", "distribution", "b", "m", "m_prime", "datatype",
+    "collective", "algorithm", "params", "p", "root", "distribution", "b", "m", "m_prime",
+    "datatype",
     "reps", "warmup", "min_us", "median_us", "mean_us", "max_us", "ratio_to_native",
     "mpi_library", "mpi4py", "ranks", "hosts", "oversubscribed", "heavy_yield", "backend",
     "date", "git_commit", "tuwviz",
@@ -92,10 +94,13 @@ def bench_cases(
     warmup: int = 10,
     time_limit: float = 0.0,
     datatype: str = "int",
+    params: dict[str, list] | None = None,
 ) -> list[dict]:
     """Cases of a sweep, ``native`` first within each problem (so ratios can be formed).
 
     The defaults of `reps` and `warmup` are the gatherv paper's (75 and 10, Section 5).
+    `params` is a grid of tuning parameters, e.g. ``{"block_bytes": [0, 4096]}``; each
+    algorithm runs once per combination of the values it takes (:func:`tuwviz.params.expand`).
     """
     coll = collective(collective_name).name
     algorithms = list(algorithms)
@@ -106,13 +111,15 @@ def bench_cases(
     order = sorted(algorithms, key=lambda a: a != "native")
     cases = []
     for p in ps:
-        for dist in distributions(dists):
+        for dist in distributions(dists, coll):
             for b in bs:
                 pr = make_problem(coll, p, dist, b, root=root, seed=seed, datatype=datatype)
                 for alg in order:
-                    cases.append({"mode": "measure", "problem": pr.to_dict(), "algorithm": alg,
-                                  "reps": reps, "warmup": warmup, "time_limit": time_limit,
-                                  "data_seed": seed})
+                    for prm in expand(coll, alg, params):
+                        cases.append({"mode": "measure", "problem": pr.to_dict(),
+                                      "algorithm": alg, "reps": reps, "warmup": warmup,
+                                      "time_limit": time_limit, "data_seed": seed,
+                                      "params": check_params(coll, alg, prm, p)})
     return cases
 
 
@@ -124,7 +131,8 @@ def _row(case: dict, result: dict, meta: dict, native_median: dict) -> dict:
     base = native_median.get(key)
     counts = pr["counts"]
     return {
-        "collective": pr["collective"], "algorithm": case["algorithm"], "p": pr["p"],
+        "collective": pr["collective"], "algorithm": case["algorithm"],
+        "params": label(case.get("params")), "p": pr["p"],
         "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
         "m": sum(counts), "m_prime": pr["p"] * max(counts), "datatype": pr["datatype"],
         **result,
@@ -147,6 +155,7 @@ def bench(
     warmup: int = 10,
     time_limit: float = 0.0,
     datatype: str = "int",
+    params: dict[str, list] | None = None,
     backend: Backend | None = None,
     backend_name: str | None = None,
     progress: bool = True,
@@ -161,6 +170,11 @@ def bench(
         Registered algorithm names; ``native`` is the MPI library's collective.
     ps, dists, bs : iterables
         Process counts, block-size distributions and average block sizes ``b`` to sweep.
+    datatype : str
+        Element type (``"int"``; ``"byte"`` makes ``b`` a size in bytes).
+    params : dict of lists, optional
+        Tuning-parameter grid, e.g. ``{"block_bytes": [0, 4096, 65536]}`` for the
+        pipelined ring's block size; each row's ``params`` column says which values it used.
     out : path, optional
         CSV file; each row is appended and flushed the moment it is measured.
     root : int, optional
@@ -185,7 +199,7 @@ def bench(
     from tqdm.auto import tqdm
 
     cases = bench_cases(collective_name, algorithms, ps, dists, bs, root, seed, reps, warmup,
-                        time_limit, datatype)
+                        time_limit, datatype, params)
     if backend is None:
         for p in {c["problem"]["p"] for c in cases}:
             check_ranks(p)
@@ -206,7 +220,8 @@ def bench(
         rows.append(row)
         if writer:
             writer.write(row)
-        bar.set_postfix_str(f"p={row['p']} {row['distribution']} b={row['b']} {row['algorithm']}")
+        bar.set_postfix_str(f"p={row['p']} {row['distribution']} b={row['b']} {row['algorithm']} "
+                            f"{row['params']}".rstrip())
         bar.update()
 
     try:

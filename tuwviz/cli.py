@@ -24,10 +24,42 @@ examples:
   tuwviz verify --np 1-9
   tuwviz verify --np 1-17 --collective gatherv --algorithms linear
   tuwviz bench gatherv --np 4 --dist same --b 1,100,10000 --algorithms native,linear --out r.csv
+  tuwviz bench allgatherv --np 8 --dist broadcast,spike,regular --b 1000,100000,1000000 \
+      --algorithms native,ring,pipelined --out ag.csv
+  tuwviz bench allgatherv --np 8 --dist spike --b 1000000 --algorithms ring,pipelined \
+      --block-bytes 0,16384,65536,262144 --out blocks.csv
+  tuwviz model allgatherv pipelined --np 30 --dist broadcast --b 33554432 --datatype byte \
+      --block-bytes 1048576
   tuwviz guidelines r.csv --html r.html
   tuwviz model gatherv linear --np 8 --dist random --b 100 --json
   tuwviz lab
 """
+
+
+def params_help(sp, grid: bool = True) -> None:
+    """Options for the algorithms' tuning parameters (tuwviz.params)."""
+    many = "comma-separated " if grid else ""
+    sp.add_argument("--block-bytes", help=f"{many}block sizes B in bytes of the pipelined ring "
+                                          "(0 = the paper's estimate, Eq. (2); default 0)")
+    sp.add_argument("--ring", help=f"{many}ring orders of the rings: rank (default), smp "
+                                   "(one process per node sends off-node, Figure 1), spread "
+                                   "(processes with data placed equidistantly, Section 2.3)")
+    sp.add_argument("--nodes", help="node of every rank for --ring smp, e.g. 0,1,0,1 "
+                                    "(default: asked from MPI, shared-memory nodes)")
+
+
+def _param_grid(args) -> dict[str, list]:
+    """The tuning-parameter options as a grid of values (see tuwviz.params.expand)."""
+    from .sweep import parse_int_list
+
+    grid: dict[str, list] = {}
+    if args.block_bytes:
+        grid["block_bytes"] = parse_int_list(args.block_bytes)
+    if args.ring:
+        grid["ring"] = _names(args.ring)
+    if args.nodes:
+        grid["nodes"] = [parse_int_list(args.nodes)]
+    return grid
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,8 +91,12 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--np", default="1-9", help="process counts, e.g. 1-9 or 2,4,8 (default 1-9)")
     sp.add_argument("--collective", help="comma-separated collectives (default: all)")
     sp.add_argument("--algorithms", help="comma-separated algorithm names (default: all)")
-    sp.add_argument("--dist", help=f"comma-separated distributions (default: all of {dists})")
-    sp.add_argument("--b", default="0,1,17", help="average block sizes b in elements (default 0,1,17)")
+    sp.add_argument("--dist", help=f"comma-separated distributions (default: all six of the "
+                                   f"collective's paper; known: {dists})")
+    sp.add_argument("--b", default="0,1,17",
+                    help="block sizes b in elements: the gatherv paper's average b, the allgatherv "
+                         "paper's base count c (default 0,1,17). Tuning parameters (e.g. the "
+                         "pipelined ring's block size) are varied too: see 'tuwviz list'")
     sp.add_argument("--roots", help="comma-separated roots (default: 0, p/2, p-1)")
     sp.add_argument("--seed", type=int, default=0, help="seed for random sizes and data")
     common(sp)
@@ -75,8 +111,13 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("collective", help="the collective, e.g. gatherv")
     sp.add_argument("--np", default="4", help="process counts, e.g. 4 or 2,4,8 (default 4)")
     sp.add_argument("--algorithms", default="native", help="comma-separated algorithms (default native)")
-    sp.add_argument("--dist", default="same", help=f"comma-separated distributions ({dists})")
-    sp.add_argument("--b", default="1,100,10000", help="average block sizes b in elements")
+    sp.add_argument("--dist", help="comma-separated distributions (default: the first of the "
+                                   f"collective's paper: same, or regular for allgather(v); {dists})")
+    sp.add_argument("--b", default="1,100,10000",
+                    help="block sizes b in elements: the gatherv paper's average b, the allgatherv "
+                         "paper's base count c (default 1,100,10000)")
+    sp.add_argument("--datatype", default="int", help="element type: byte, int, double (default int)")
+    params_help(sp)
     sp.add_argument("--root", type=int, help="root (default p/2, as in the gatherv paper)")
     sp.add_argument("--reps", type=int, default=75, help="timed repetitions (default 75)")
     sp.add_argument("--warmup", type=int, default=10, help="untimed warm-up calls (default 10)")
@@ -132,6 +173,7 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--b", type=int, default=100, help="average block size b in elements (default 100)")
     sp.add_argument("--counts", help="explicit block sizes m_0,...,m_{p-1} instead of --dist/--b")
     sp.add_argument("--datatype", default="int", help="element type: byte, int, double")
+    params_help(sp, grid=False)
     sp.add_argument("--alpha", type=float, default=1e-6, help="latency per message, s (default 1e-6)")
     sp.add_argument("--beta", type=float, default=1e-9, help="time per byte, s (default 1e-9)")
     sp.add_argument("--gamma", type=float, default=0.0, help="time per reduced element, s")
@@ -201,17 +243,22 @@ def cmd_bench(args) -> int:
 
     if args.out:
         print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
+    from .problems import default_distributions
+
+    dists = _names(args.dist) or [default_distributions(args.collective)[0]]
     df = bench(
         args.collective, _names(args.algorithms) or ["native"], parse_int_list(args.np),
-        _names(args.dist), parse_int_list(args.b), out=args.out, root=args.root, seed=args.seed,
-        reps=args.reps, warmup=args.warmup, time_limit=args.time_limit,
-        progress=not args.no_progress and not args.json,
+        dists, parse_int_list(args.b), out=args.out, root=args.root, seed=args.seed,
+        reps=args.reps, warmup=args.warmup, time_limit=args.time_limit, datatype=args.datatype,
+        params=_param_grid(args), progress=not args.no_progress and not args.json,
     )
     if args.json:
         print(df.to_json(orient="records", indent=2))
         return 0
-    cols = ["algorithm", "p", "root", "distribution", "b", "m", "m_prime", "min_us", "median_us",
-            "mean_us", "ratio_to_native"]
+    cols = ["algorithm", "params", "p", "root", "distribution", "b", "m", "m_prime", "min_us",
+            "median_us", "mean_us", "ratio_to_native"]
+    if not df["params"].astype(bool).any():
+        cols.remove("params")
     print(text_table(df[cols].to_dict("records")))
     first = df.iloc[0]
     label = "oversubscribed" if first["oversubscribed"] else "not oversubscribed"
@@ -273,10 +320,15 @@ def cmd_model(args) -> int:
     else:
         problem = make_problem(args.collective, args.np, args.dist, args.b, root=args.root,
                                seed=args.seed, datatype=args.datatype)
+    from .params import ALGORITHM_PARAMS
+
     names = [args.algorithm] if args.algorithm else model.algorithms(problem.collective)
+    grid = {k: v[0] for k, v in _param_grid(args).items()}
     out = []
     for name in names:
-        s = model.schedule(problem.collective, name, problem)
+        valid = ALGORITHM_PARAMS.get((problem.collective, name), ())
+        s = model.schedule(problem.collective, name, problem,
+                           **{k: v for k, v in grid.items() if k in valid})
         r = model.simulate(s, args.alpha, args.beta, args.gamma)
         out.append((s, r))
     if args.json:

@@ -319,9 +319,14 @@ class LocalCluster:
 
         return measure_missing(results, backend=self.run_cases, backend_name="ipyparallel", **kwargs)
 
-    def trace(self, problem, algorithm: str) -> list[list[dict]]:
-        """Run `algorithm` once on `problem` with tracing on; events per rank."""
-        case = {"mode": "trace", "problem": problem.to_dict(), "algorithm": algorithm}
+    def trace(self, problem, algorithm: str, **params) -> list[list[dict]]:
+        """Run `algorithm` once on `problem` with tracing on; events per rank.
+
+        `params` are the algorithm's tuning parameters (:mod:`tuwviz.params`), e.g.
+        ``block_bytes=65536`` for the pipelined ring.
+        """
+        case = {"mode": "trace", "problem": problem.to_dict(), "algorithm": algorithm,
+                "params": params}
         return self.apply(_engine_run_case, case)[0]
 
     def __repr__(self) -> str:

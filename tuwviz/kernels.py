@@ -216,6 +216,35 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.tuw_trace_copy.argtypes = [ctypes.POINTER(TuwEvent), ctypes.c_int]
     lib.tuw_collective_name.restype = ctypes.c_char_p
     lib.tuw_collective_name.argtypes = [ctypes.c_int]
+    # tuning parameters (kernels_c/common/params.c)
+    c_int, c_ll, c_double = ctypes.c_int, ctypes.c_longlong, ctypes.c_double
+    int_p = ctypes.POINTER(ctypes.c_int)
+    lib.tuw_set_block_bytes.restype = None
+    lib.tuw_set_block_bytes.argtypes = [c_ll]
+    lib.tuw_get_block_bytes.restype = c_ll
+    lib.tuw_get_block_bytes.argtypes = []
+    lib.tuw_set_cost_model.restype = None
+    lib.tuw_set_cost_model.argtypes = [c_double, c_double]
+    lib.tuw_get_cost_model.restype = None
+    lib.tuw_get_cost_model.argtypes = [ctypes.POINTER(c_double), ctypes.POINTER(c_double)]
+    lib.tuw_set_ring_order.restype = None
+    lib.tuw_set_ring_order.argtypes = [c_int]
+    lib.tuw_get_ring_order.restype = c_int
+    lib.tuw_get_ring_order.argtypes = []
+    lib.tuw_set_node_map.restype = c_int
+    lib.tuw_set_node_map.argtypes = [c_int, int_p]
+    lib.tuw_get_node_map.restype = c_int
+    lib.tuw_get_node_map.argtypes = [ctypes.POINTER(int_p)]
+    lib.tuw_reset_params.restype = None
+    lib.tuw_reset_params.argtypes = []
+    # ring order and block size of the ring Allgatherv kernels (allgatherv/ring_order.c)
+    lib.tuw_ring_order.restype = c_int
+    lib.tuw_ring_order.argtypes = [c_int, int_p, int_p, c_int, int_p]
+    lib.tuw_allgatherv_block_elems.restype = c_ll
+    lib.tuw_allgatherv_block_elems.argtypes = [c_int, int_p, c_int, c_ll, c_double, c_double]
+    ll_p = ctypes.POINTER(c_ll)
+    lib.tuw_ring_slot.restype = c_int
+    lib.tuw_ring_slot.argtypes = [c_int, ll_p, ll_p, ll_p, ctypes.POINTER(ctypes.c_ubyte)]
 
 
 def _import_mpi():

@@ -43,10 +43,13 @@ __all__ = [
     "META_COLUMNS",
     "bench_figure",
     "measured_where",
+    "param_value",
     "ratio_figure",
     "save_html",
     "series_sources",
     "show",
+    "time_vs_block_figure",
+    "time_vs_count_figure",
     "use_inline",
 ]
 
@@ -58,11 +61,22 @@ HOVER_COLUMNS = ["algorithm", "p", "b", "m", "min_us", "median_us", "mean_us", "
 META_COLUMNS = ["ranks", "oversubscribed", "heavy_yield", "backend"]
 
 #: Columns that, when they take several values in one DataFrame, split series further
-#: (e.g. one line per algorithm *and* distribution).
-_SPLIT_COLUMNS = ["collective", "p", "root", "distribution", "datatype"]
+#: (e.g. one line per algorithm *and* distribution, or model next to measured rows).
+_SPLIT_COLUMNS = ["collective", "p", "root", "distribution", "datatype", "source"]
 
 _NUMERIC = ["p", "b", "m", "m_prime", "min_us", "median_us", "mean_us", "max_us",
-            "ratio_to_native", "ranks"]
+            "ratio_to_native", "ranks", "time_us", "block_bytes", "alpha", "beta"]
+
+# Hover lines (label, column, format) of a series marker, shown for the columns it has.
+_HOVER_LINES = [("algorithm", "algorithm", ""), ("params", "params", ""), ("p", "p", ""),
+                ("b", "b", ""), ("m", "m", ""), ("block bytes", "block_bytes", ""),
+                ("min µs", "min_us", "{0.000}"), ("median µs", "median_us", "{0.000}"),
+                ("mean µs", "mean_us", "{0.000}"), ("max µs", "max_us", "{0.000}"),
+                ("ratio to native", "ratio_to_native", "{0.000}"),
+                ("time µs", "time_us", "{0.000}"), ("source", "source", "")]
+
+# Horizontal reference lines of time_vs_block_figure: algorithms without blocks.
+_REFERENCES = {"ring": ("#222222", "dashed"), "native": ("#8c8c8c", "dotdash")}
 
 _inline_loaded = False
 
@@ -262,6 +276,186 @@ def series_sources(fig: "Figure") -> list["ColumnDataSource"]:
     return list(seen.values())
 
 
+def param_value(params_text, key: str) -> str | None:
+    """The value of `key` in a ``params`` text of result rows, None if it is not set.
+
+    Result rows carry an algorithm's tuning parameters as ``key=value`` words
+    (:func:`tuwviz.params.label`), empty when the defaults were used.
+
+    Parameters
+    ----------
+    params_text : str or None
+        E.g. ``"block_bytes=1024 ring=smp"``; None, NaN (an empty CSV cell) or ``""``
+        set nothing.
+    key : str
+        Parameter name.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> param_value("block_bytes=1024 ring=smp", "block_bytes")
+    '1024'
+    >>> param_value("ring=smp", "block_bytes") is None, param_value(float("nan"), "ring") is None
+    (True, True)
+    """
+    if not isinstance(params_text, str):
+        return None
+    for word in params_text.split():
+        k, sep, value = word.partition("=")
+        if sep and k == key:
+            return value
+    return None
+
+
+def time_vs_count_figure(df: "pd.DataFrame", *, y: str | None = None,
+                         title: str | None = None) -> "Model":
+    """Time against base count ``c`` per algorithm, log-log, as the paper's Figures 4 and 6.
+
+    One series per algorithm and parameter setting (``"pipelined block_bytes=1024"``) over
+    the rows' ``b`` (the base count ``c`` of the distributions, Section 3).  Several
+    distributions in `df` give one figure each, in a grid (Figure 4).  The caption says
+    where the rows were measured (:func:`measured_where`) or, for rows with
+    ``source == "model"`` (:func:`tuwviz.model.compare.predict`), that they are a model.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Benchmark rows (:func:`tuwviz.bench.bench`) or model rows.
+    y : str, optional
+        Time column; default ``median_us``, or ``time_us`` for model rows without it.
+    title : str, optional
+        Title (of every figure; default: collective, distribution and p).
+
+    Returns
+    -------
+    bokeh.plotting.figure or bokeh.models.GridPlot
+        One figure, or a grid of one per distribution.  Series sources as for
+        :func:`bench_figure` (:func:`series_sources`).
+
+    Raises
+    ------
+    ValueError
+        If `df` is empty or lacks a needed column (measured rows need the run metadata
+        columns for their caption).
+    """
+    from bokeh.layouts import gridplot
+
+    y = _default_y(df, y)
+    df = _prepared(df, _needed(df, ["algorithm", "b", y]), "time_vs_count_figure")
+    groups = [df] if "distribution" not in df.columns or df["distribution"].nunique() <= 1 \
+        else [rows for _, rows in df.groupby("distribution", sort=False)]
+    figs = []
+    for rows in groups:
+        fig = _figure(rows, "b", y, title or _default_title(rows, "time"),
+                      x_label="c: base count (elements)", y_label=_axis_label(y))
+        _draw_series(fig, rows, "b", y)
+        _add_hover(fig)
+        _add_caption(fig, rows)
+        figs.append(fig)
+    if len(figs) == 1:
+        return figs[0]
+    for fig in figs:
+        fig.width, fig.height = 560, 380
+    return gridplot(figs, ncols=2)
+
+
+def time_vs_block_figure(df: "pd.DataFrame", *, x: str = "block_bytes", y: str | None = None,
+                         estimate: float | None = None, title: str | None = None) -> "Figure":
+    """Time against block size ``B`` for one problem, as the paper's Figure 5.
+
+    The pipelined ring's rows (any algorithm other than ``ring`` and ``native``) are
+    drawn over `x` on a log axis, one series per remaining parameter setting; the linear
+    ring and ``native`` (the MPI library), which have no block size, are horizontal
+    reference lines, and `estimate` (the Eq. (2) block size, e.g.
+    :func:`tuwviz.model.allgatherv.estimate_block_bytes`) a vertical one.  Rows with
+    ``block_bytes = 0`` (the kernel chose B itself by Eq. (2)) have no x position and are
+    left out.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of one problem.  Without an `x` column, ``block_bytes`` is read from the
+        ``params`` column (:func:`param_value`).
+    x : str, optional
+        Block size column.
+    y : str, optional
+        Time column; default ``median_us``, or ``time_us`` for model rows without it.
+    estimate : float, optional
+        Block size to mark (bytes).
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        Series sources as for :func:`bench_figure` (their names without ``block_bytes``);
+        reference lines are renderers named ``"ring"`` / ``"native"``, the estimate a
+        ``Span`` named ``"estimate"``.
+
+    Raises
+    ------
+    ValueError
+        If `df` is empty, lacks a needed column, mixes several problems, or has no row
+        with a block size.
+    """
+    y = _default_y(df, y)
+    if df is not None and x not in df.columns and x == "block_bytes" and "params" in df.columns:
+        df = df.assign(block_bytes=[param_value(v, "block_bytes") for v in df["params"]])
+    df = _prepared(df, _needed(df, ["algorithm", x, y]), "time_vs_block_figure")
+    _check_one_problem(df)
+    refs = df[df["algorithm"].isin(list(_REFERENCES))]
+    rows = df[~df["algorithm"].isin(list(_REFERENCES)) & (df[x] > 0)]
+    if rows.empty:
+        raise ValueError(f"time_vs_block_figure: no rows with a positive {x} (rows of "
+                         "algorithms other than ring and native, e.g. pipelined)")
+    if "params" in rows.columns:  # B is the x axis, not part of the series' names
+        rows = rows.assign(params=[_drop_param(v, x) for v in rows["params"]])
+    fig = _figure(rows, x, y, title or _default_title(df, "time against block size"),
+                  x_label="B: block size (bytes)", y_label=_axis_label(y))
+    _draw_series(fig, rows, x, y)
+    xs = [float(v) for v in rows[x]] + ([float(estimate)] if estimate else [])
+    _draw_references(fig, refs, y, min(xs), max(xs))
+    if estimate:
+        _mark_estimate(fig, float(estimate))
+    _add_hover(fig)
+    _add_caption(fig, df)
+    return fig
+
+
+def _check_one_problem(df: "pd.DataFrame") -> None:
+    for c in ("collective", "p", "distribution", "b", "datatype"):
+        if c in df.columns and df[c].nunique(dropna=False) > 1:
+            values = ", ".join(str(v) for v in dict.fromkeys(df[c]))
+            raise ValueError(f"time_vs_block_figure: rows of several problems ({c} = {values}); "
+                             "select the rows of one problem")
+
+
+def _draw_references(fig: "Figure", refs: "pd.DataFrame", y: str, x0: float, x1: float) -> None:
+    """Horizontal lines at the times of the algorithms without blocks (linear ring, native).
+
+    Lines, not Spans, so that the y range includes them.
+    """
+    for name, rows in refs.groupby("algorithm", sort=False):
+        color, dash = _REFERENCES[str(name)]
+        value = float(rows[y].median())
+        label = f"{name} (no blocks): {value:.4g}"
+        fig.line([x0, x1], [value, value], color=color, line_dash=dash, line_width=2,
+                 legend_label=label, name=str(name))
+
+
+def _mark_estimate(fig: "Figure", estimate: float) -> None:
+    from bokeh.models import Label, Span
+
+    fig.add_layout(Span(location=estimate, dimension="height", line_color="#d62728",
+                        line_dash="dotted", line_width=2, name="estimate"))
+    fig.add_layout(Label(x=estimate, y=0, y_units="screen", x_offset=4, y_offset=4,
+                         text=f"Eq. (2): B ≈ {estimate:.4g} B", text_font_size="9pt",
+                         text_color="#d62728", name="estimate_label"))
+
+
 # -- helpers ----------------------------------------------------------------------------------
 def _check(df: "pd.DataFrame", columns: list[str], who: str) -> None:
     if df is None or len(df) == 0:
@@ -303,7 +497,8 @@ def _heavy_yield(v) -> str:
 
 def _axis_label(column: str) -> str:
     labels = {"b": "b: average block size (elements)", "m": "m: total elements",
-              "m_prime": "m' = p max m_i (elements)", "p": "p: processes"}
+              "m_prime": "m' = p max m_i (elements)", "p": "p: processes",
+              "time_us": "time per call (µs)"}
     if column in labels:
         return labels[column]
     if column.endswith("_us"):
@@ -334,12 +529,23 @@ def _figure(df: "pd.DataFrame", x: str, y: str, title: str, x_label: str, y_labe
 
 
 def _series(df: "pd.DataFrame", x: str) -> Iterator[tuple[str, "pd.DataFrame"]]:
-    """(name, rows sorted by x) per algorithm, split further by columns that vary."""
+    """(name, rows sorted by x) per algorithm and params, split further by columns that vary.
+
+    A non-empty ``params`` text is part of the name (``"pipelined block_bytes=1024"``).
+    """
     split = [c for c in _SPLIT_COLUMNS if c in df.columns and df[c].nunique(dropna=False) > 1]
     keys = ["algorithm", *split]
+    with_params = "params" in df.columns
+    if with_params:
+        # empty CSV cells read back as NaN
+        df = df.assign(params=[v.strip() if isinstance(v, str) else "" for v in df["params"]])
+        keys.insert(1, "params")
     for values, rows in df.groupby(keys, sort=False, dropna=False):
         values = values if isinstance(values, tuple) else (values,)
-        name = " ".join([str(values[0])] + [f"{k}={v}" for k, v in zip(split, values[1:])])
+        head, rest = [str(values[0])], list(values[1:])
+        if with_params and rest.pop(0):
+            head.append(str(rows["params"].iloc[0]))
+        name = " ".join(head + [f"{k}={v}" for k, v in zip(split, rest)])
         yield name, rows.sort_values(x, kind="stable")
 
 
@@ -347,7 +553,8 @@ def _draw_series(fig: "Figure", df: "pd.DataFrame", x: str, y: str) -> None:
     from bokeh.models import ColumnDataSource
     from bokeh.palettes import Category10_10
 
-    columns = list(dict.fromkeys([x, y, *HOVER_COLUMNS, *(c for c in _SPLIT_COLUMNS if c in df)]))
+    extra = [c for _, c, _ in _HOVER_LINES] + _SPLIT_COLUMNS
+    columns = list(dict.fromkeys([x, y, *(c for c in extra if c in df.columns)]))
     colors = itertools.cycle(Category10_10)
     markers = itertools.cycle(["circle", "square", "triangle", "diamond", "inverted_triangle"])
     for (name, rows), color, marker in zip(_series(df, x), colors, markers):
@@ -363,16 +570,58 @@ def _add_hover(fig: "Figure") -> None:
     from bokeh.models import HoverTool, Scatter
 
     markers = [r for r in fig.renderers if isinstance(getattr(r, "glyph", None), Scatter)]
+    have = {c for src in series_sources(fig) for c in src.data}
     fig.add_tools(HoverTool(renderers=markers, tooltips=[
-        ("algorithm", "@algorithm"), ("p", "@p"), ("b", "@b"), ("m", "@m"),
-        ("min µs", "@min_us{0.000}"), ("median µs", "@median_us{0.000}"),
-        ("mean µs", "@mean_us{0.000}"), ("max µs", "@max_us{0.000}"),
-        ("ratio to native", "@ratio_to_native{0.000}"),
-    ]))
+        (label, f"@{col}{fmt}") for label, col, fmt in _HOVER_LINES if col in have]))
 
 
 def _add_caption(fig: "Figure", df: "pd.DataFrame") -> None:
     from bokeh.models import Title
 
-    fig.add_layout(Title(text=measured_where(df), name="measured_where", text_font_size="9pt",
+    fig.add_layout(Title(text=_where(df), name="measured_where", text_font_size="9pt",
                          text_font_style="italic", text_color="#444444"), "below")
+
+
+def _is_model(df: "pd.DataFrame") -> "pd.Series":
+    """True for the rows that are model predictions (``source == "model"``)."""
+    import pandas as pd
+
+    if "source" not in df.columns:
+        return pd.Series(False, index=df.index)
+    return df["source"].astype(str).str.strip().eq("model")
+
+
+def _where(df: "pd.DataFrame") -> str:
+    """Caption: where measured rows were measured; model rows labelled as model."""
+    model = _is_model(df)
+    parts = [measured_where(df[~model])] if (~model).any() else []
+    if model.any():
+        costs = []
+        for col, sym, per in (("alpha", "α", "message"), ("beta", "β", "byte")):
+            values = sorted(set(df.loc[model, col].dropna())) if col in df.columns else []
+            if values:
+                costs.append(sym + " = " + "/".join(f"{v:g}" for v in values) + f" s per {per}")
+        text = "model (simulated, not measured)"
+        parts.append(text + (": " + ", ".join(costs) if costs else ""))
+    return "; ".join(parts)
+
+
+def _needed(df: "pd.DataFrame", columns: list[str]) -> list[str]:
+    """`columns`, plus the run metadata when some rows are measured (for their caption)."""
+    measured = df is not None and len(df) > 0 and bool((~_is_model(df)).any())
+    return list(dict.fromkeys(columns + (META_COLUMNS if measured else [])))
+
+
+def _default_y(df: "pd.DataFrame", y: str | None) -> str:
+    """`y`, or the time column `df` has: measured ``median_us``, else model ``time_us``."""
+    if y is not None:
+        return y
+    return "median_us" if df is None or "median_us" in df.columns or "time_us" not in df.columns \
+        else "time_us"
+
+
+def _drop_param(text, key: str) -> str:
+    """`text` (``key=value`` words) without `key`."""
+    if not isinstance(text, str):
+        return ""
+    return " ".join(w for w in text.split() if w.split("=", 1)[0] != key)

@@ -15,6 +15,21 @@ The gatherv paper (Träff 2017, Section 5) uses an average block size ``b`` and
 
 Its tables report ``m = sum_i m_i`` and the padded total ``m' = p * max_i m_i``.
 
+The allgatherv paper (Träff et al. 2010, Section 3) uses a base count ``c`` (passed as
+``b``) and
+
+* **regular** (1): ``m_i = c``, so ``m = pc``;
+* **broadcast** (2): ``m_0 = c``, all other ``m_i = 0``, so ``m = c``;
+* **spike** (3): ``m_0 ~ c/2`` and ``m_i = floor(c / (2(p-1)))`` for ``i > 0``; ``m_0`` takes
+  the rounding remainder so that ``m = c`` exactly;
+* **half_full** (4): ``m_i = 2c`` for even ``i``, 0 for odd ``i``;
+* **linear_decreasing** (5): ``m_i = floor(2c (p-1-i) / (p-1))`` (``c`` for ``p = 1``);
+* **geometric** (6): ``m_{i-1+j} = floor(c p / (i log2 p))`` for ``i = 1, 2, 4, ...`` and
+  ``j = 0 .. i-1`` (``c`` for ``p = 1``), so ``m ~ pc`` when ``p`` is a power of two.
+
+:data:`PAPER_DISTRIBUTIONS` says which paper each distribution comes from; sweeps use a
+collective's own paper's distributions by default (:func:`default_distributions`).
+
 Examples
 --------
 >>> pr = make_problem("gatherv", p=560, distribution="decreasing", b=1)
@@ -35,6 +50,8 @@ __all__ = [
     "DISTRIBUTIONS",
     "Problem",
     "distribution_counts",
+    "PAPER_DISTRIBUTIONS",
+    "default_distributions",
     "make_problem",
     "normalize_distribution",
 ]
@@ -81,6 +98,43 @@ def _two_blocks(p: int, b: int, rng: np.random.Generator) -> np.ndarray:
     return counts
 
 
+# The allgatherv paper's distributions (1)-(6), Section 3; b is its base count c.
+def _regular(p: int, c: int, rng: np.random.Generator) -> np.ndarray:
+    return np.full(p, c, dtype=np.int64)
+
+
+def _broadcast(p: int, c: int, rng: np.random.Generator) -> np.ndarray:
+    counts = np.zeros(p, dtype=np.int64)
+    counts[0] = c
+    return counts
+
+
+def _spike(p: int, c: int, rng: np.random.Generator) -> np.ndarray:
+    counts = np.full(p, c // (2 * (p - 1)) if p > 1 else 0, dtype=np.int64)
+    counts[0] = c - counts[1:].sum()  # ~c/2; the remainder keeps m = c exactly
+    return counts
+
+
+def _half_full(p: int, c: int, rng: np.random.Generator) -> np.ndarray:
+    i = np.arange(p)
+    return np.where(i % 2 == 0, 2 * c, 0).astype(np.int64)
+
+
+def _linear_decreasing(p: int, c: int, rng: np.random.Generator) -> np.ndarray:
+    if p == 1:
+        return np.array([c], dtype=np.int64)
+    i = np.arange(p, dtype=np.int64)
+    return (2 * c * (p - 1 - i)) // (p - 1)
+
+
+def _geometric(p: int, c: int, rng: np.random.Generator) -> np.ndarray:
+    if p == 1:
+        return np.array([c], dtype=np.int64)
+    k = np.arange(p, dtype=np.int64)
+    group = 2 ** np.floor(np.log2(k + 1)).astype(np.int64)  # i = 1, 2, 4, ... holds k = i-1+j
+    return np.floor(c * p / (group * np.log2(p))).astype(np.int64)
+
+
 #: Block-size distributions by name; each maps (p, b, rng) to the counts m_0..m_{p-1}.
 DISTRIBUTIONS: dict[str, Callable[[int, int, np.random.Generator], np.ndarray]] = {
     "same": _same,
@@ -89,7 +143,37 @@ DISTRIBUTIONS: dict[str, Callable[[int, int, np.random.Generator], np.ndarray]] 
     "decreasing": _decreasing,
     "alternating": _alternating,
     "two_blocks": _two_blocks,
+    "regular": _regular,
+    "broadcast": _broadcast,
+    "spike": _spike,
+    "half_full": _half_full,
+    "linear_decreasing": _linear_decreasing,
+    "geometric": _geometric,
 }
+
+#: Which paper each distribution comes from, in the paper's order.
+PAPER_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
+    "gatherv": ("same", "random", "spikes", "decreasing", "alternating", "two_blocks"),
+    "allgatherv": ("regular", "broadcast", "spike", "half_full", "linear_decreasing",
+                   "geometric"),
+}
+
+# Collectives whose paper is the allgatherv paper; all others use the gatherv paper's.
+_ALLGATHER_FAMILY = ("allgather", "allgatherv")
+
+
+def default_distributions(collective_name: str) -> tuple[str, ...]:
+    """The distributions of the paper that studies `collective_name`, for default sweeps.
+
+    Examples
+    --------
+    >>> default_distributions("allgatherv")[:3]
+    ('regular', 'broadcast', 'spike')
+    >>> default_distributions("scatterv")[0]
+    'same'
+    """
+    name = collective_info(collective_name).name
+    return PAPER_DISTRIBUTIONS["allgatherv" if name in _ALLGATHER_FAMILY else "gatherv"]
 
 
 def normalize_distribution(name: str) -> str:

@@ -6,7 +6,8 @@ This module runs inside every MPI process (an ipyparallel engine or a rank start
     {"mode": "verify" | "measure" | "trace",
      "problem": Problem.to_dict(), "algorithm": "linear",
      "warmup": 10, "reps": 75, "time_limit": 0.0, "data_seed": 0,
-     "count_override": {"rank": 2, "count": 5}}      # optional, for tests of bad input
+     "count_override": {"rank": 2, "count": 5},      # optional, for tests of bad input
+     "params": {"block_bytes": 4096}}                # optional tuning parameters
 
 :func:`run_case` takes the world communicator, splits off the first ``p`` ranks, runs the
 case there and returns its result on world rank 0 (``None`` elsewhere).  Every rank first
@@ -17,6 +18,8 @@ the root's count vector (MPI requires it; a kernel given disagreeing counts may 
 truncate), and all raise the same one-line :class:`~tuwviz.errors.RankFailure` if not.
 ``count_override`` makes one rank pass a different own count (sendcount, or recvcount for
 scatterv) to that check, to test it; a case that passes the check runs with true counts.
+``params`` are the algorithm's tuning parameters (:mod:`tuwviz.params`), set in C on
+every rank just before the kernel runs and reset to the defaults afterwards.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels
+from . import params as tuning
 from .collectives import collective
 from .errors import KernelError, RankFailure, TimeLimitExceeded
 from .problems import DATATYPES, OPS, Problem
@@ -178,16 +182,18 @@ def _validate(problem: Problem, algorithm: kernels.Algorithm) -> None:
         raise ValueError("reductions need datatype int or double (MPI defines no sum on MPI_BYTE)")
 
 
-def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, data_seed: int = 0):
+def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, data_seed: int = 0,
+               params: dict | None = None):
     """Run `algorithm` once on `comm` (size ``problem.p``); return (buffers, trace events).
 
     Trace events are this rank's recorded messages as a list of dicts (empty unless
-    `trace`).
+    `trace`).  `params` are the algorithm's tuning parameters (:mod:`tuwviz.params`).
     """
     lib = kernels.load()
     alg = kernels.find_algorithm(problem.collective, algorithm)
     buf = make_buffers(problem, comm.rank, data_seed)
     args = _args(problem, buf)
+    tuning.apply(lib, params)
     if trace:
         lib.tuw_trace_start()
     try:
@@ -195,6 +201,7 @@ def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, d
                f"{problem.collective}/{algorithm}", comm.rank)
     finally:
         lib.tuw_trace_stop()
+        tuning.reset(lib)
     return buf, (_events(lib) if trace else [])
 
 
@@ -255,9 +262,9 @@ def _reference(comm, problem: Problem, data_seed: int) -> Buffers:
     return b
 
 
-def _verify(comm, problem: Problem, algorithm: str, data_seed: int) -> dict:
+def _verify(comm, problem: Problem, algorithm: str, data_seed: int, params: dict) -> dict:
     ref = _reference(comm, problem, data_seed)
-    got, _ = run_kernel(comm, problem, algorithm, data_seed=data_seed)
+    got, _ = run_kernel(comm, problem, algorithm, data_seed=data_seed, params=params)
     mismatch = None
     if ref.has_output:
         a, b = ref.recv.view(np.uint8), got.recv.view(np.uint8)
@@ -280,9 +287,14 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict) -> dict | None:
     reps, warmup = int(case.get("reps", 75)), int(case.get("warmup", 10))
     times = np.zeros(reps, dtype=np.float64)
     done = ctypes.c_int(0)
-    rc = lib.tuw_time(alg.index, ctypes.byref(args), kernels.comm_handle(comm), warmup, reps,
-                      float(case.get("time_limit") or 0.0),
-                      times.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), ctypes.byref(done))
+    tuning.apply(lib, case.get("params"))
+    try:
+        rc = lib.tuw_time(alg.index, ctypes.byref(args), kernels.comm_handle(comm), warmup, reps,
+                          float(case.get("time_limit") or 0.0),
+                          times.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                          ctypes.byref(done))
+    finally:
+        tuning.reset(lib)
     if rc == -1:  # TUW_TIME_LIMIT: every rank stopped after the same repetition
         raise TimeLimitExceeded(
             f"{problem.label()} {algorithm}: time limit of {case.get('time_limit')} s exceeded "
@@ -300,8 +312,9 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict) -> dict | None:
             "mean_us": float(us.mean()), "max_us": float(us.max())}
 
 
-def _trace(comm, problem: Problem, algorithm: str, data_seed: int) -> list | None:
-    _, events = run_kernel(comm, problem, algorithm, trace=True, data_seed=data_seed)
+def _trace(comm, problem: Problem, algorithm: str, data_seed: int, params: dict) -> list | None:
+    _, events = run_kernel(comm, problem, algorithm, trace=True, data_seed=data_seed,
+                           params=params)
     return comm.gather(events, root=0)
 
 
@@ -339,9 +352,10 @@ def run_case(world, case: dict):
     comm = _subcomm(world, problem.p)
     if comm is None:
         return None
-    error = None
+    error, params = None, {}
     try:  # purely local preparation; failures are shared before anyone communicates
         _validate(problem, kernels.find_algorithm(problem.collective, algorithm))
+        params = tuning.check_params(problem.collective, algorithm, case.get("params"), problem.p)
         buf = make_buffers(problem, comm.rank, case.get("data_seed", 0))
     except Exception as exc:  # noqa: BLE001 - reported to all ranks, then re-raised
         error = f"{type(exc).__name__}: {exc}"
@@ -352,11 +366,11 @@ def run_case(world, case: dict):
         setattr(buf, own, int(override["count"]))
     check_counts(comm, problem, buf)
     if mode == "verify":
-        return _verify(comm, problem, algorithm, case.get("data_seed", 0))
+        return _verify(comm, problem, algorithm, case.get("data_seed", 0), params)
     if mode == "measure":
-        return _measure(comm, problem, algorithm, case)
+        return _measure(comm, problem, algorithm, {**case, "params": params})
     if mode == "trace":
-        return _trace(comm, problem, algorithm, case.get("data_seed", 0))
+        return _trace(comm, problem, algorithm, case.get("data_seed", 0), params)
     raise ValueError(f"unknown mode {mode!r}; valid modes: verify, measure, trace")
 
 

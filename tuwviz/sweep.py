@@ -58,11 +58,17 @@ def parse_names(text: str | Iterable[str] | None) -> list[str] | None:
     return None if items in ([], ["all"]) else items
 
 
-def distributions(names: Iterable[str] | None) -> list[str]:
-    """Canonical distribution names (all of them for ``None``)."""
-    from .problems import DISTRIBUTIONS
+def distributions(names: Iterable[str] | None, collective_name: str | None = None) -> list[str]:
+    """Canonical distribution names.
 
-    return list(DISTRIBUTIONS) if names is None else [normalize_distribution(n) for n in names]
+    ``None`` means the distributions of the paper that studies `collective_name`
+    (:func:`tuwviz.problems.default_distributions`), or all of them without a collective.
+    """
+    from .problems import DISTRIBUTIONS, default_distributions
+
+    if names is None:
+        return list(default_distributions(collective_name) if collective_name else DISTRIBUTIONS)
+    return [normalize_distribution(n) for n in names]
 
 
 def roots_for(collective_name: str, p: int, roots: Iterable[int] | None = None) -> list[int]:

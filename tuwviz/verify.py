@@ -3,8 +3,10 @@
 For each case the same random input goes through the library's collective (called by
 mpi4py) and through the kernel; every rank that holds output compares the two receive
 buffers byte for byte (receive buffers start filled with a sentinel, so writing where a
-kernel should not also shows).  The sweep covers every block-size distribution, roots
-0, p/2 and p-1, every p asked for, and b = 0 (all blocks empty) by default.
+kernel should not also shows).  The sweep covers every block-size distribution of the
+collective's paper, roots 0, p/2 and p-1, every p asked for, b = 0 (all blocks empty),
+and the parameter settings of :func:`tuwviz.params.verify_variants` (e.g. several block
+sizes of the pipelined ring) by default.
 
 Examples
 --------
@@ -21,6 +23,7 @@ from typing import Iterable
 from . import kernels
 from .collectives import COLLECTIVES, collective
 from .launch import check_ranks, run_mpiexec
+from .params import label, verify_variants
 from .problems import make_problem
 from .sweep import Backend, distributions, roots_for
 
@@ -66,12 +69,13 @@ def verify_cases(
         if p < 1:
             raise ValueError(f"number of processes must be at least 1, got p={p}")
         for coll, alg in _selected(collectives, algorithms):
-            for dist in distributions(dists):
+            for dist in distributions(dists, coll):
                 for b in bs:
                     for root in roots_for(coll, p, roots):
                         pr = make_problem(coll, p, dist, b, root=root, seed=seed)
-                        cases.append({"mode": "verify", "problem": pr.to_dict(),
-                                      "algorithm": alg, "data_seed": seed})
+                        for params in verify_variants(coll, alg, p):
+                            cases.append({"mode": "verify", "problem": pr.to_dict(),
+                                          "algorithm": alg, "data_seed": seed, "params": params})
     return cases
 
 
@@ -79,7 +83,8 @@ def verify_cases(
 class VerifyReport:
     """Outcome of a verification sweep: one record per case.
 
-    Each record has ``collective, algorithm, p, root, distribution, b, ok`` and
+    Each record has ``collective, algorithm, p, root, distribution, b, params`` (the
+    tuning parameters as text, :func:`tuwviz.params.label`), ``ok`` and
     ``mismatches``: for each rank whose output differs, its ``rank``, the first differing
     byte ``offset``, the ``expected`` and ``got`` byte values, and ``differing_bytes``.
     """
@@ -128,6 +133,8 @@ def describe_failure(r: dict) -> str:
     """One line naming algorithm, p, root, distribution, rank and first differing byte."""
     where = (f"{r['collective']}/{r['algorithm']} p={r['p']} root={r['root']} "
              f"dist={r['distribution']} b={r['b']}")
+    if r.get("params"):
+        where += f" {r['params']}"
     parts = [
         f"rank {m['rank']}: first differing byte at offset {m['offset']} "
         f"(expected 0x{m['expected']:02x}, got 0x{m['got']:02x}; {m['differing_bytes']} bytes differ)"
@@ -188,7 +195,8 @@ def verify(
         pr = case["problem"]
         report.results.append({
             "collective": pr["collective"], "algorithm": case["algorithm"], "p": pr["p"],
-            "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"], **result,
+            "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
+            "params": label(case.get("params")), **result,
         })
         bar.update()
 

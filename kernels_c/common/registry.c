@@ -43,6 +43,14 @@ const tuw_algorithm tuw_algorithms[] = {
         "fixed binomial tree in virtual ranks, block-size oblivious; counts sent ahead", 0),
     ALG("tuw", TUW_SCATTERV, TUW_Scatterv,
         "Träff 2017 ordered-hypercube tree built from the block sizes, linear time", 0),
+
+    /* allgatherv */
+    ALG("ring", TUW_ALLGATHERV, TUW_Allgatherv_ring,
+        "standard linear ring (Träff et al. 2010, Section 2.1): p-1 rounds, each as slow as "
+        "the largest block", 0),
+    ALG("pipelined", TUW_ALLGATHERV, TUW_Allgatherv_pipelined,
+        "pipelined ring: blocks of at most B bytes, at most r = b - min b_i rounds (Eq. 1), "
+        "empty blocks skipped; B from tuw_set_block_bytes or Eq. (2)", 0),
 };
 
 const int tuw_num_algorithms = sizeof tuw_algorithms / sizeof tuw_algorithms[0];

@@ -37,4 +37,14 @@ int TUW_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm);
 
+/* allgatherv/allgatherv_ring.c (ring order: allgatherv/ring_order.c) */
+int TUW_Allgatherv_ring(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int rdispls[],
+                        MPI_Datatype recvtype, MPI_Comm comm);
+
+/* allgatherv/allgatherv_pipelined.c (block size: allgatherv/ring_order.c) */
+int TUW_Allgatherv_pipelined(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int rdispls[],
+                             MPI_Datatype recvtype, MPI_Comm comm);
+
 #endif /* TUWVIZ_KERNELS_H */

@@ -8,7 +8,9 @@
  * compare with the Python model's schedule (tuwviz/model).
  *
  * Adding an algorithm: one C file (kernels_c/<collective>/<collective>_<algo>.c), one line
- * in kernels_c/common/registry.c, one model schedule in tuwviz/model/.
+ * in kernels_c/common/registry.c, one model schedule in tuwviz/model/.  Algorithm knobs
+ * that the MPI signature has no room for (block size, ring order) are the process-global
+ * tuning parameters below.
  */
 #ifndef TUWVIZ_H
 #define TUWVIZ_H
@@ -129,6 +131,34 @@ int TUW_Waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
  * message, so not traced: the model has no message for a process's own block either. */
 int tuw_local_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
                    MPI_Datatype rtype);
+
+/* ---- tuning parameters (kernels_c/common/params.c) -------------------------------------- */
+/* Knobs of algorithms whose MPI signature has no place for them.  Process-global: set the
+ * same values on every rank before calling a kernel (tuwviz/params.py does); the kernels
+ * read them at each call.  tuw_reset_params restores all defaults. */
+enum { TUW_RING_RANK = 0, TUW_RING_SMP = 1, TUW_RING_SPREAD = 2 };
+#define TUW_DEFAULT_ALPHA 1e-6 /* seconds per message, for Eq. (2) */
+#define TUW_DEFAULT_BETA 1e-9  /* seconds per byte, for Eq. (2) */
+
+/* Pipelined ring's block size B in bytes; 0 (default) = Eq. (2) estimate.  Negative
+ * values are stored as 0. */
+void tuw_set_block_bytes(long long bytes);
+long long tuw_get_block_bytes(void);
+/* alpha, beta of the linear cost model; used only by the Eq. (2) estimate of B. */
+void tuw_set_cost_model(double alpha, double beta);
+void tuw_get_cost_model(double *alpha, double *beta);
+/* Ring order of the ring Allgatherv kernels: TUW_RING_RANK (default), TUW_RING_SMP,
+ * TUW_RING_SPREAD (see kernels_c/include/ring_order.h).  An unknown value makes those
+ * kernels return MPI_ERR_ARG. */
+void tuw_set_ring_order(int order);
+int tuw_get_ring_order(void);
+/* Node of each rank for TUW_RING_SMP (copied).  n = 0 clears it; SMP then asks the
+ * communicator which ranks share memory.  Returns MPI_SUCCESS, MPI_ERR_NO_MEM (the old map
+ * is kept) or MPI_ERR_ARG (n < 0, or n > 0 and node_of_rank NULL). */
+int tuw_set_node_map(int n, const int node_of_rank[]);
+/* The map set by tuw_set_node_map (NULL if none); returns its length n. */
+int tuw_get_node_map(const int **node_of_rank);
+void tuw_reset_params(void); /* all defaults, node map cleared */
 
 /* ---- trace (kernels_c/common/p2p.c) ----------------------------------------------------- */
 enum { TUW_DIR_SEND = 0, TUW_DIR_RECV = 1 };

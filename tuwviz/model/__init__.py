@@ -32,7 +32,8 @@ from typing import Callable
 
 from ..collectives import collective as collective_info
 from ..problems import Problem
-from . import gatherv, scatterv
+from ..params import check_params
+from . import allgatherv, gatherv, scatterv
 from .program import Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv
 from .simulate import Message, SimResult, simulate
 
@@ -58,6 +59,7 @@ __all__ = [
 SCHEDULES: dict[str, dict[str, Callable[[Problem], Schedule]]] = {
     "gatherv": {"linear": gatherv.linear, "binomial": gatherv.binomial, "tuw": gatherv.tuw},
     "scatterv": {"linear": scatterv.linear, "binomial": scatterv.binomial, "tuw": scatterv.tuw},
+    "allgatherv": {"ring": allgatherv.ring, "pipelined": allgatherv.pipelined},
 }
 
 
@@ -82,7 +84,7 @@ def algorithms(collective: str) -> list[str]:
     return list(SCHEDULES[key])
 
 
-def schedule(collective: str, algorithm: str, problem: Problem) -> Schedule:
+def schedule(collective: str, algorithm: str, problem: Problem, **params) -> Schedule:
     """Build and validate the model schedule of `algorithm` for `problem`.
 
     Parameters
@@ -93,6 +95,9 @@ def schedule(collective: str, algorithm: str, problem: Problem) -> Schedule:
         Name of the algorithm, a key of ``SCHEDULES[collective]``.
     problem : Problem
         The instance (p, root, block sizes, datatype).
+    **params
+        The algorithm's tuning parameters, as for its C kernel (:mod:`tuwviz.params`),
+        e.g. ``block_bytes=4096`` for the pipelined ring.
 
     Returns
     -------
@@ -103,7 +108,7 @@ def schedule(collective: str, algorithm: str, problem: Problem) -> Schedule:
     ------
     ValueError
         If there is no model for `collective` or `algorithm` (the message lists the valid
-        names), or `problem` is for another collective.
+        names), `problem` is for another collective, or a parameter is unknown or bad.
     ScheduleError
         If the builder produced an inconsistent schedule (a bug in the builder).
 
@@ -124,7 +129,8 @@ def schedule(collective: str, algorithm: str, problem: Problem) -> Schedule:
         )
     if problem.collective != key:
         raise ValueError(f"problem is a {problem.collective} problem, not a {key} problem")
-    result = SCHEDULES[key][algorithm](problem)
+    params = check_params(key, algorithm, params, problem.p)
+    result = SCHEDULES[key][algorithm](problem, **params)
     result.validate()
     return result
 

@@ -11,6 +11,17 @@ General machinery for any collective and any algorithm:
 :func:`timeline_figure`, :func:`idle_times`
     A Gantt chart of a recorded trace (or a simulation) and each rank's waiting and idle
     time.
+:func:`compare_timelines`, :func:`comm_idle_figure`, :func:`idle_summary`
+    Several algorithms' timelines on one time axis, and their total communication against
+    idle time (the pipelined ring paper's Figures 8 and 7, right).
+
+For the ring Allgatherv algorithms (Träff et al. 2010):
+
+:func:`ring_figure`
+    The processes on a ring with their pieces of at most B bytes (Figures 1 and 2).
+:func:`ring_frames`, :func:`animate_ring`
+    The pipeline replayed round by round, as data and as a slider/play animation of the
+    ring and a grid of the pieces each process holds.
 :func:`schedule_explorer`
     ipywidgets controls (p, root, distribution, b, algorithm) redrawing tree and animation.
 
@@ -22,18 +33,33 @@ from ..plots import save_html, show
 from ._common import block_text, circular_layout, sources, tree_layout
 from .animation import animate_schedule, animation_frames
 from .graph import EDGE_STYLES, gather_tree_figure, schedule_figure, schedule_graph
-from .timeline import idle_times, sim_events, timeline_figure, trace_bars
+from .ring import animate_ring, ring_figure, ring_frames
+from .timeline import (
+    comm_idle_figure,
+    compare_timelines,
+    idle_summary,
+    idle_times,
+    sim_events,
+    timeline_figure,
+    trace_bars,
+)
 from .widgets import ScheduleExplorer, schedule_explorer
 
 __all__ = [
     "EDGE_STYLES",
     "ScheduleExplorer",
+    "animate_ring",
     "animate_schedule",
     "animation_frames",
     "block_text",
     "circular_layout",
+    "comm_idle_figure",
+    "compare_timelines",
     "gather_tree_figure",
+    "idle_summary",
     "idle_times",
+    "ring_figure",
+    "ring_frames",
     "save_html",
     "schedule_explorer",
     "schedule_figure",

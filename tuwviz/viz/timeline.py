@@ -32,15 +32,20 @@ from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     import pandas as pd
+    from bokeh.model import Model
     from bokeh.plotting import figure as Figure
 
     from ..model.program import Schedule
     from ..model.simulate import SimResult
 
-__all__ = ["BAR_COLORS", "idle_times", "sim_events", "timeline_figure", "trace_bars"]
+__all__ = ["BAR_COLORS", "comm_idle_figure", "compare_timelines", "idle_summary",
+           "idle_times", "sim_events", "timeline_figure", "trace_bars"]
 
 #: Bar colours by what the rank does.
 BAR_COLORS = {"send": "#1f5fbf", "recv": "#2ca02c", "wait": "#f5b77a"}
+#: Colours of :func:`comm_idle_figure`'s stacked bars (Figure 7, right: dark communication,
+#: light idle).
+SUMMARY_COLORS = {"comm": "#1f5fbf", "wait": "#f5b77a", "idle": "#d9d9d9"}
 
 _BAR_COLUMNS = ["rank", "what", "dir", "peer", "tag", "bytes", "post", "start", "end", "wait",
                 "left", "right"]
@@ -341,4 +346,194 @@ def timeline_figure(events: "Sequence | SimResult", *, schedule: "Schedule | Non
         legend.orientation = "horizontal"
         fig.center.remove(legend)
         fig.add_layout(legend, "above")
+    return fig
+
+
+# -- several algorithms (Träff et al. 2010, Figures 7 right and 8) ---------------------------
+def _as_events(value) -> list[list[dict]]:
+    """Per-rank events of a trace, a SimResult, or a (SimResult, Schedule) pair."""
+    from ..model.simulate import SimResult
+
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], SimResult):
+        return sim_events(value[0], value[1])
+    return _per_rank(value)
+
+
+def _is_model(value) -> bool:
+    from ..model.simulate import SimResult
+
+    return isinstance(value, SimResult) or (isinstance(value, tuple) and bool(value)
+                                            and isinstance(value[0], SimResult))
+
+
+def idle_summary(traces: "dict[str, Sequence | SimResult]", scale: float = 1.0) -> "pd.DataFrame":
+    """Total communication, waiting and idle time of each algorithm, summed over its ranks.
+
+    Over the span of each trace (its earliest event to its last completion) every rank is
+    either transferring (``comm``: some send or receive of it is under way), waiting
+    (``wait``: in an operation whose partner has not posted yet) or ``idle`` (in no
+    operation, including after its own last completion: a rank done early waits for the
+    slowest).  Overlapping operations (the two halves of a ``MPI_Sendrecv``) count once,
+    so ``comm + wait + idle = ranks x span``.
+
+    Parameters
+    ----------
+    traces : dict
+        ``{algorithm: events}``; events are a recorded trace (per-rank lists of event
+        dicts, as for :func:`trace_bars`), a :class:`~tuwviz.model.SimResult`, or a
+        ``(SimResult, Schedule)`` pair (exact post times, :func:`sim_events`).
+    scale : float, optional
+        Multiply times by this (``1e6``: µs from seconds).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per algorithm, in the order of `traces`: ``algorithm``, ``ranks``,
+        ``span``, ``comm``, ``wait``, ``idle``, ``idle_total`` (``wait + idle``: the light
+        bars of Figure 8) and ``total`` (``comm + wait + idle``).
+
+    Examples
+    --------
+    >>> events = [[{"rank": 0, "peer": 1, "dir": "send", "tag": 0, "bytes": 8,
+    ...             "t_start": 0.0, "t_end": 3.0}],
+    ...           [{"rank": 1, "peer": 0, "dir": "recv", "tag": 0, "bytes": 8,
+    ...             "t_start": 1.0, "t_end": 3.0}]]
+    >>> idle_summary({"x": events})[["comm", "wait", "idle", "total"]].values.tolist()
+    [[4.0, 1.0, 1.0, 6.0]]
+    """
+    import pandas as pd
+
+    if not traces:
+        raise ValueError("idle_summary: no traces given (pass {algorithm: events})")
+    rows = []
+    for name, value in traces.items():
+        per_rank = _as_events(value)
+        bars = trace_bars(per_rank, scale)
+        t0 = min((e["t_start"] for evs in per_rank for e in evs), default=0.0)
+        span = (max((e["t_end"] for evs in per_rank for e in evs), default=t0) - t0) * scale
+        comm = wait = idle = 0.0
+        for rank, evs in enumerate(per_rank):
+            mine = bars[(bars["rank"] == rank) & (bars["what"] != "wait")]
+            transfer = _union(list(zip(mine["left"], mine["right"])))
+            busy = _union([((e["t_start"] - t0) * scale, (e["t_end"] - t0) * scale)
+                           for e in evs])
+            comm, wait, idle = comm + transfer, wait + busy - transfer, idle + span - busy
+        rows.append({"algorithm": name, "ranks": len(per_rank), "span": span, "comm": comm,
+                     "wait": wait, "idle": idle, "idle_total": wait + idle,
+                     "total": comm + wait + idle})
+    return pd.DataFrame(rows, columns=["algorithm", "ranks", "span", "comm", "wait", "idle",
+                                       "idle_total", "total"])
+
+
+def compare_timelines(traces: "dict[str, Sequence | SimResult]", *, scale: float = 1e6,
+                      unit: str = "µs", title: str | None = None,
+                      side_by_side: bool = False, width: int = 860) -> "Model":
+    """Timelines of several algorithms on one time axis, as the paper's Figure 8.
+
+    One :func:`timeline_figure` per algorithm, all sharing one x range (panning or
+    zooming one moves all), each titled with the algorithm's total idle time (waiting plus
+    idle, summed over its ranks, :func:`idle_summary`): the light bars that Figure 8 shows
+    the linear ring has far more of than the pipelined ring.
+
+    Parameters
+    ----------
+    traces : dict
+        ``{algorithm: events}`` as for :func:`idle_summary`.
+    scale, unit : float, str, optional
+        Time scale and its name (defaults: seconds shown as µs; for a simulation with
+        ``alpha = 1`` use ``scale=1, unit="α"``).
+    title : str, optional
+        A heading above the figures.
+    side_by_side : bool, optional
+        Put the timelines in a row (Figure 8) instead of a column.
+    width : int, optional
+        Width of each timeline in pixels.
+
+    Returns
+    -------
+    bokeh.models.Column or Row
+        The timelines (named ``"timeline <algorithm>"``), under a heading if `title` is
+        given.  Each has the sources of :func:`timeline_figure`.
+    """
+    from bokeh.layouts import column, row
+    from bokeh.models import Div, Range1d
+
+    summary = idle_summary(traces, scale).set_index("algorithm")
+    figs = []
+    for name, value in traces.items():
+        s = summary.loc[name]
+        fig = timeline_figure(_as_events(value), scale=scale, unit=unit, width=width,
+                              title=f"{name}: total idle {s['idle_total']:.3g} {unit} "
+                                    f"(wait {s['wait']:.3g} + idle {s['idle']:.3g}) over "
+                                    f"{int(s['ranks'])} ranks, {_source(value)}")
+        fig.name = f"timeline {name}"
+        figs.append(fig)
+    right = max(float(summary["span"].max()), 1e-12)
+    shared = Range1d(-0.02 * right, right * 1.32)  # as timeline_figure, for the longest
+    for fig in figs:
+        fig.x_range = shared
+    body = row(*figs) if side_by_side else column(*figs)
+    if title:
+        return column(Div(text=f"<b>{title}</b>"), body, name="compare_timelines")
+    body.name = "compare_timelines"
+    return body
+
+
+def _source(value) -> str:
+    return "model (simulated)" if _is_model(value) else "recorded trace"
+
+
+def comm_idle_figure(traces: "dict[str, Sequence | SimResult]", *, scale: float = 1e6,
+                     unit: str = "µs", title: str | None = None,
+                     caption: str | None = None) -> "Figure":
+    """Total communication against idle time per algorithm, as the paper's Figure 7 (right).
+
+    One stacked bar per algorithm: communication, waiting and idle time summed over the
+    ranks (:func:`idle_summary`), labelled with the idle share.
+
+    Parameters
+    ----------
+    traces : dict
+        ``{algorithm: events}`` as for :func:`idle_summary`.
+    scale, unit : float, str, optional
+        Time scale and its name.
+    title : str, optional
+        Figure title.
+    caption : str, optional
+        Text below the plot saying where the times come from; default ``"model
+        (simulated)"`` or ``"recorded trace"`` by the kind of input (say where a trace
+        was recorded: ranks, oversubscription).
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        Named source ``"comm_idle"``: the rows of :func:`idle_summary` plus ``label``.
+    """
+    from bokeh.models import ColumnDataSource, LabelSet, Title
+    from bokeh.plotting import figure
+
+    summary = idle_summary(traces, scale)
+    names = summary["algorithm"].astype(str).tolist()
+    cols = {c: summary[c].tolist() for c in summary.columns}
+    cols["algorithm"] = names
+    cols["label"] = [f"idle {100 * i / t:.0f}%" if t > 0 else "" for i, t in
+                     zip(summary["idle_total"], summary["total"])]
+    src = ColumnDataSource(cols, name="comm_idle")
+    top = float(summary["total"].max()) or 1.0
+    fig = figure(x_range=names, y_range=(0, top * 1.15), width=max(320, 130 * len(names) + 120),
+                 height=380, title=title or "communication vs idle time, summed over ranks",
+                 y_axis_label=f"time summed over ranks ({unit})", tools="save",
+                 toolbar_location=None)
+    parts = ["comm", "wait", "idle"]
+    fig.vbar_stack(parts, x="algorithm", width=0.6, source=src, line_color="#333333",
+                   color=[SUMMARY_COLORS[k] for k in parts],
+                   legend_label=["communication", "waiting", "idle"])
+    fig.add_layout(LabelSet(source=src, x="algorithm", y="total", text="label", y_offset=4,
+                            text_align="center", text_font_size="9pt"))
+    fig.legend.location = "top_right"
+    fig.xgrid.visible = False
+    kinds = {_source(v) for v in traces.values()}
+    fig.add_layout(Title(text=caption or " and ".join(sorted(kinds)), name="caption",
+                         text_font_size="9pt", text_font_style="italic",
+                         text_color="#444444"), "below")
     return fig
