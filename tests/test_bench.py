@@ -38,6 +38,28 @@ def test_cli_bench_writes_the_documented_csv(cli, tmp_path):
     assert "linear" in r.stdout and "oversubscribed" in r.stdout
 
 
+def test_cli_bench_allgatherv_rings_with_a_block_size_sweep(cli, tmp_path):
+    """The issue's command, smaller: paper distributions, base counts, B as a parameter."""
+    out = tmp_path / "ag.csv"
+    r = cli("bench", "allgatherv", "--np", "4", "--dist", "broadcast,spike,regular",
+            "--b", "1000,100000", "--algorithms", "native,ring,pipelined",
+            "--block-bytes", "0,65536", "--reps", "3", "--warmup", "1", "--out", str(out),
+            "--no-progress")
+    assert r.returncode == 0, r.stderr
+    df = pd.read_csv(out, keep_default_na=False)
+    assert len(df) == 3 * 2 * 4  # per problem: native, ring, pipelined with two B
+    first = df[(df.distribution == "broadcast") & (df.b == 1000)]
+    assert list(zip(first.algorithm, first.params)) == [
+        ("native", ""), ("ring", ""), ("pipelined", "block_bytes=0"),
+        ("pipelined", "block_bytes=65536")]
+    # the paper's totals: broadcast and spike m = c, regular m = pc
+    assert set(df[df.distribution == "broadcast"].m) == {1000, 100000}
+    assert set(df[df.distribution == "spike"].m) == {1000, 100000}
+    assert set(df[df.distribution == "regular"].m) == {4000, 400000}
+    assert (df.ratio_to_native.astype(float) > 0).all()
+    assert "block_bytes=65536" in r.stdout
+
+
 def test_rows_are_appended_and_other_layouts_refused(tmp_path):
     out = tmp_path / "r.csv"
     bench("gatherv", ["native"], ps=[2], bs=[1], reps=3, warmup=1, out=out, progress=False)
