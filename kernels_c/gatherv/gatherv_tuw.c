@@ -50,8 +50,8 @@ int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
 {
-    int rc = MPI_SUCCESS, rank, p, nreq = 0, ssize = 0, rsize = 0;
-    MPI_Aint lb, sextent = 0, rextent = 0;
+    int rc = MPI_SUCCESS, rank, p, nreq = 0, ssize, rsize;
+    MPI_Aint sextent, rextent;
     MPI_Request reqs[TUW_OH_MAX_DIMS];
     MPI_Datatype types[TUW_OH_MAX_DIMS];
     char *buf = NULL;
@@ -62,27 +62,12 @@ int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     MPI_Comm_size(comm, &p);
     if (root < 0 || root >= p)
         return MPI_ERR_ROOT;
-    if (rank == root) {
-        rc = MPI_Type_size(recvtype, &rsize);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Type_get_extent(recvtype, &lb, &rextent);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    if (!(rank == root && sendbuf == MPI_IN_PLACE)) {
-        if (sendcount < 0)
-            return MPI_ERR_COUNT;
-        rc = MPI_Type_size(sendtype, &ssize);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Type_get_extent(sendtype, &lb, &sextent);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (ssize == 0)
-            return MPI_ERR_TYPE; /* blocks are counted in elements of sendtype */
-        mybytes = (long long)sendcount * ssize;
-    } else {
-        mybytes = (long long)recvcounts[root] * rsize;
-    }
+    /* own block: the send side; the root's counts describe the receive side */
+    rc = tuw_oh_own_block(rank == root, sendbuf == MPI_IN_PLACE, sendcount, sendtype,
+                          recvcounts, root, recvtype, &ssize, &sextent, &rsize, &rextent,
+                          &mybytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
 
     rc = tuw_oh_construct(p, rank, root, mybytes, comm, &t);
     if (rc != MPI_SUCCESS)

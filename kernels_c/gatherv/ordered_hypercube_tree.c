@@ -115,3 +115,36 @@ int tuw_oh_construct(int p, int rank, int root, long long mybytes, MPI_Comm comm
 fn_exit:
     return rc;
 }
+
+/* MPI_Type_size and MPI_Type_get_extent of `type`. */
+static int type_info(MPI_Datatype type, int *size, MPI_Aint *extent)
+{
+    MPI_Aint lb;
+    int rc = MPI_Type_size(type, size);
+    return rc == MPI_SUCCESS ? MPI_Type_get_extent(type, &lb, extent) : rc;
+}
+
+int tuw_oh_own_block(int is_root, int in_place, int own_count, MPI_Datatype own_type,
+                     const int root_counts[], int root, MPI_Datatype root_type,
+                     int *own_size, MPI_Aint *own_extent, int *root_size,
+                     MPI_Aint *root_extent, long long *bytes)
+{
+    int rc;
+
+    *own_size = *root_size = 0;
+    *own_extent = *root_extent = 0;
+    if (is_root && (rc = type_info(root_type, root_size, root_extent)) != MPI_SUCCESS)
+        return rc;
+    if (is_root && in_place) {
+        *bytes = (long long)root_counts[root] * *root_size;
+        return MPI_SUCCESS;
+    }
+    if (own_count < 0)
+        return MPI_ERR_COUNT;
+    if ((rc = type_info(own_type, own_size, own_extent)) != MPI_SUCCESS)
+        return rc;
+    if (*own_size == 0)
+        return MPI_ERR_TYPE; /* blocks are counted in elements of the own type */
+    *bytes = (long long)own_count * *own_size;
+    return MPI_SUCCESS;
+}

@@ -68,4 +68,16 @@ typedef struct {
 int tuw_oh_construct(int p, int rank, int root, long long mybytes, MPI_Comm comm,
                      tuw_oh_tree *tree);
 
+/* Datatype sizes and the own block's bytes for a tree kernel, which gather and scatter need
+ * alike with the roles mirrored.  "own" is this rank's own block (gather: the send side;
+ * scatter: the receive side); "root" is the side of the root's counts vector, looked at only
+ * at the root.  At the root with in_place, the own block is root_counts[root] elements of
+ * root_type and own_type is not looked at.  Returns MPI_ERR_COUNT for a negative own count,
+ * MPI_ERR_TYPE for an own type of size 0 (blocks are counted in its elements), or the error
+ * of MPI_Type_size/MPI_Type_get_extent.  Sizes and extents not looked at are set to 0. */
+int tuw_oh_own_block(int is_root, int in_place, int own_count, MPI_Datatype own_type,
+                     const int root_counts[], int root, MPI_Datatype root_type,
+                     int *own_size, MPI_Aint *own_extent, int *root_size,
+                     MPI_Aint *root_extent, long long *bytes);
+
 #endif /* TUWVIZ_ORDERED_HYPERCUBE_H */

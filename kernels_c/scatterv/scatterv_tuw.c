@@ -37,8 +37,8 @@ int TUW_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
 {
-    int rc = MPI_SUCCESS, rank, p, nreq = 0, ssize = 0, rsize = 0;
-    MPI_Aint lb, sextent = 0, rextent = 0;
+    int rc = MPI_SUCCESS, rank, p, nreq = 0, ssize, rsize;
+    MPI_Aint sextent, rextent;
     MPI_Request reqs[TUW_OH_MAX_DIMS];
     MPI_Datatype types[TUW_OH_MAX_DIMS];
     char *buf = NULL;
@@ -49,27 +49,12 @@ int TUW_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     MPI_Comm_size(comm, &p);
     if (root < 0 || root >= p)
         return MPI_ERR_ROOT;
-    if (rank == root) {
-        rc = MPI_Type_size(sendtype, &ssize);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Type_get_extent(sendtype, &lb, &sextent);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    if (!(rank == root && recvbuf == MPI_IN_PLACE)) {
-        if (recvcount < 0)
-            return MPI_ERR_COUNT;
-        rc = MPI_Type_size(recvtype, &rsize);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Type_get_extent(recvtype, &lb, &rextent);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (rsize == 0)
-            return MPI_ERR_TYPE; /* blocks are counted in elements of recvtype */
-        mybytes = (long long)recvcount * rsize;
-    } else {
-        mybytes = (long long)sendcounts[root] * ssize;
-    }
+    /* own block: the receive side; the root's counts describe the send side */
+    rc = tuw_oh_own_block(rank == root, recvbuf == MPI_IN_PLACE, recvcount, recvtype,
+                          sendcounts, root, sendtype, &rsize, &rextent, &ssize, &sextent,
+                          &mybytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
 
     rc = tuw_oh_construct(p, rank, root, mybytes, comm, &t);
     if (rc != MPI_SUCCESS)
