@@ -59,6 +59,7 @@ Examples
 from __future__ import annotations
 
 import math
+from itertools import accumulate
 from typing import Sequence
 
 from ..params import DEFAULT_ALPHA, DEFAULT_BETA, RING_ORDERS, check_params
@@ -240,8 +241,8 @@ def _send_lists(nb: list[int], first: list[int], b: int, sizes: list[int]) -> li
              if sizes[v] > 0] for k in range(p)]
 
 
-def _slots(sends: list[list[int]], own: list[int]) -> list[list[tuple[int, int, int]]]:
-    """Assign every message a slot (a round in time): ``[(slot, position, piece), ...]``.
+def _slots(sends: list[list[int]], own: list[int]) -> list[list[tuple[int, int]]]:
+    """Assign every message a slot (a round in time): ``[(slot, piece), ...]`` per sender.
 
     All positions step together; in each slot, position ``k`` sends its next piece if it
     has it: one of its ``own[k]`` own pieces, or a piece it received in an earlier slot.
@@ -252,14 +253,14 @@ def _slots(sends: list[list[int]], own: list[int]) -> list[list[tuple[int, int, 
     """
     p = len(sends)
     nxt, got = [0] * p, [0] * p
-    out: list[list[tuple[int, int, int]]] = [[] for _ in range(p)]  # by sender
+    out: list[list[tuple[int, int]]] = [[] for _ in range(p)]  # by sender
     slot = 0
     while any(nxt[k] < len(sends[k]) for k in range(p)):
         have = got[:]  # received before this slot
         for k in range(p):
             j = nxt[k]
             if j < len(sends[k]) and (j < own[k] or j - own[k] < have[k]):
-                out[k].append((slot, k, sends[k][j]))
+                out[k].append((slot, sends[k][j]))
                 nxt[k] += 1
                 got[(k + 1) % p] += 1
         slot += 1
@@ -347,7 +348,7 @@ def pipelined(problem: Problem, **params) -> Schedule:
     b_el = block_elems(problem.counts, size, params.get("block_bytes", 0),
                        params.get("alpha", DEFAULT_ALPHA), params.get("beta", DEFAULT_BETA))
     nb = _pieces(counts, b_el)
-    first = [sum(nb[:k]) for k in range(p)]
+    first = [0, *accumulate(nb)][:p]
     b = sum(nb)
     pieces = []  # virtual block v -> [owner rank, offset in bytes, bytes]
     for k in range(p):
@@ -359,7 +360,7 @@ def pipelined(problem: Problem, **params) -> Schedule:
     slots = _slots(sends, [nb[k] if counts[k] > 0 else 0 for k in range(p)])
     per_rank: list[dict[int, list]] = [{} for _ in range(p)]  # slot -> [send, recv]
     for k in range(p):
-        for slot, _, v in slots[k]:
+        for slot, v in slots[k]:
             per_rank[order[k]].setdefault(slot, [None, None])[0] = v
             per_rank[order[(k + 1) % p]].setdefault(slot, [None, None])[1] = v
     programs: list[list[Op]] = [[] for _ in range(p)]
@@ -369,11 +370,11 @@ def pipelined(problem: Problem, **params) -> Schedule:
             vs, vr = per_rank[rank][slot]
             programs[rank].append(_op(succ, pred, slot, vs, vr, pieces))
     transfers = sorted([slot, order[k], order[(k + 1) % p], v]
-                       for k in range(p) for slot, _, v in slots[k])
+                       for k in range(p) for slot, v in slots[k])
     meta = {"ring": order, "block_elems": b_el, "block_bytes": b_el * size, "nblocks": nb,
-            "first": first, "b": b, "rounds": b - min(nb), "slots": 1 + max((t[0] for t in transfers), default=-1),
-            "pieces": pieces,
-            "transfers": sorted(transfers)}
+            "first": first, "b": b, "rounds": b - min(nb),
+            "slots": transfers[-1][0] + 1 if transfers else 0,
+            "pieces": pieces, "transfers": transfers}
     return Schedule("allgatherv", "pipelined", p, programs, problem, meta)
 
 
