@@ -1,7 +1,8 @@
 # tuwviz: set-up, JupyterLab and tests in one place.
 #
 #   make lab     create .venv, install everything, build the kernels, start JupyterLab
-#   make test    the same set-up, then the whole test suite
+#   make test       the same set-up, then the test suite (p and roots sampled; CI runs this)
+#   make test-full  the same, plus the exhaustive sweeps (every p up to 17, every root)
 #
 # Everything lands in $(VENV) and build/; nothing is installed system-wide except
 # Chromium for the browser tests (`make browser`, via apt-get).
@@ -21,12 +22,12 @@ TEST_HOME   = $(CURDIR)/build/home
 ACTIVATE    = PATH="$(abspath $(VENV))/bin:$$PATH"
 
 .DEFAULT_GOAL := help
-.PHONY: help setup kernels lab test browser clean
+.PHONY: help setup kernels lab test test-full browser clean
 
 help: ## list the targets
 	@echo "tuwviz make targets:"
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | \
-	    awk 'BEGIN {FS = ":.*## "} {printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
+	    awk 'BEGIN {FS = ":.*## "} {printf "  make %-9s %s\n", $$1, $$2}'
 	@echo "Variables: VENV=$(VENV) PYTHON=$(PYTHON) EXTRAS=$(EXTRAS) PYTEST_ARGS=... LAB_ARGS=..."
 
 $(STAMP): pyproject.toml
@@ -43,18 +44,24 @@ setup: $(STAMP) ## create .venv, install tuwviz with MPI from PyPI, build the C 
 kernels: $(STAMP) ## (re)build the C kernels now (they also rebuild on change by themselves)
 	$(PY) -m tuwviz.kernels
 
-lab: $(STAMP) ## start JupyterLab on 127.0.0.1 (token on) in notebooks/
+lab: $(STAMP) ## start JupyterLab on 127.0.0.1 (token on): the repository, opened in notebooks/
 	$(ACTIVATE) $(VENV)/bin/tuwviz lab $(LAB_ARGS)
 
-# Tests keep IPython and Jupyter state inside build/home, never in ~.
-test: export IPYTHONDIR := $(TEST_HOME)/ipython
-test: export JUPYTER_CONFIG_DIR := $(TEST_HOME)/jupyter/config
-test: export JUPYTER_DATA_DIR := $(TEST_HOME)/jupyter/data
-test: export JUPYTER_RUNTIME_DIR := $(TEST_HOME)/jupyter/runtime
+# Tests keep IPython and Jupyter state inside build/home, never in ~.  The quick run's
+# per-test hang guard is 600 s (no quick test comes near it), so a hang fails in minutes.
 
-test: $(STAMP) browser ## set up, then run the whole test suite (PYTEST_ARGS=... to narrow)
+test test-full: export IPYTHONDIR := $(TEST_HOME)/ipython
+test test-full: export JUPYTER_CONFIG_DIR := $(TEST_HOME)/jupyter/config
+test test-full: export JUPYTER_DATA_DIR := $(TEST_HOME)/jupyter/data
+test test-full: export JUPYTER_RUNTIME_DIR := $(TEST_HOME)/jupyter/runtime
+
+test: $(STAMP) browser ## set up, then run the test suite, p and roots sampled (PYTEST_ARGS=... to narrow)
 	@mkdir -p "$(IPYTHONDIR)" "$(JUPYTER_CONFIG_DIR)" "$(JUPYTER_DATA_DIR)" "$(JUPYTER_RUNTIME_DIR)"
-	$(ACTIVATE) $(PY) -m pytest $(PYTEST_ARGS)
+	$(ACTIVATE) $(PY) -m pytest --durations=15 --timeout=600 $(PYTEST_ARGS)
+
+test-full: $(STAMP) browser ## everything in `make test` plus the exhaustive sweeps (run before resolving)
+	@mkdir -p "$(IPYTHONDIR)" "$(JUPYTER_CONFIG_DIR)" "$(JUPYTER_DATA_DIR)" "$(JUPYTER_RUNTIME_DIR)"
+	$(ACTIVATE) $(PY) -m pytest --durations=15 -m "full or not full" $(PYTEST_ARGS)
 
 # Playwright drives Debian's Chromium (no browser download is possible here, so never
 # `playwright install`). Installed only when missing; without apt-get or root/sudo this

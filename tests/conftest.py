@@ -22,10 +22,73 @@ os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.envir
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
 
 
-def run_cli(*args: str, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
-    """Run ``tuwviz ARGS`` in a fresh process, as a user would."""
+#: One setting scales every hang guard of the tests (time-outs, waits): a loaded machine
+#: sets TUWVIZ_TIMEOUT_SCALE=4.  Guards catch hangs only; no test asserts a duration.
+TIMEOUT_SCALE = float(os.environ.get("TUWVIZ_TIMEOUT_SCALE", "1"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    # pytest-timeout's per-test limit is a hang guard too: scale it with the rest
+    base = config.getoption("timeout", None) or config.getini("timeout")
+    if base and TIMEOUT_SCALE != 1:
+        config.option.timeout = float(base) * TIMEOUT_SCALE
+
+
+def hang_guard(seconds: float) -> float:
+    """`seconds`, a generous limit that only a hang should reach, times the scale."""
+    return seconds * TIMEOUT_SCALE
+
+@pytest.fixture(scope="session", autouse=True)
+def kernels_built():
+    """The kernel library built before any test runs: a rebuild's "compiling C kernels"
+    note on stderr would otherwise land in whichever test loads the kernels first (and
+    break tests that expect exactly one line there)."""
+    from tuwviz import kernels
+    from tuwviz.errors import TuwvizError
+
+    try:
+        kernels.build()
+    except TuwvizError:
+        pass  # no compiler, or the sources do not compile: the tests that build say so
+
+
+#: MPICH's return codes the C-level tests compare with (checked against mpi4py by `kernel_lib`).
+MPI_SUCCESS, MPI_ERR_ARG = 0, 12
+
+
+@pytest.fixture(scope="module")
+def kernel_lib():
+    """The loaded kernel library; tuning parameters back at their defaults afterwards."""
+    from mpi4py import MPI
+
+    from tuwviz import kernels
+
+    lib = kernels.load()
+    assert (MPI.SUCCESS, MPI.ERR_ARG) == (MPI_SUCCESS, MPI_ERR_ARG)
+    yield lib
+    lib.tuw_reset_params()
+
+
+
+#: The quick run (`make test`) samples process counts: all of 1..9 (powers of two and the
+#: p one beyond them up to 9), then p = 17, one rank beyond a deeper full hypercube, in a
+#: second, larger job; `make test-full` (pytest -m full) sweeps every p up to 17.
+SAMPLED_PS = (*range(1, 10), 17)
+LARGER_PS = tuple(p for p in SAMPLED_PS if p > 9)
+#: Block sizes b of the quick run's verify: empty and non-empty (the full run adds b = 1).
+SAMPLED_BS = (0, 17)
+
+
+def sampled_roots(p: int) -> list[int]:
+    """The roots the quick run tries: 0, p/2 and p-1 (every root is `make test-full`'s)."""
+    return sorted({0, p // 2, p - 1})
+
+
+def run_cli(*args: str, env: dict | None = None, timeout: float = 1200) -> subprocess.CompletedProcess:
+    """Run ``tuwviz ARGS`` in a fresh process, as a user would (`timeout` is a hang guard)."""
     return subprocess.run([sys.executable, "-m", "tuwviz.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, **(env or {})}, cwd=REPO)
+                          text=True, timeout=hang_guard(timeout), env={**os.environ, **(env or {})}, cwd=REPO)
 
 
 @pytest.fixture
@@ -68,6 +131,8 @@ def browser():
         ctx = pw.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
             viewport={"width": 1300, "height": 900})
+        ctx.set_default_timeout(hang_guard(120_000))  # hang guards only: a slow page is fine
+        ctx.set_default_navigation_timeout(hang_guard(120_000))
         try:
             yield ctx
         finally:

@@ -1,6 +1,7 @@
 """The ipyparallel cluster of MPI engines: running, failing, restarting, cleaning up."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import time
 import pandas as pd
 import pytest
 
-from conftest import REPO, mpi_processes
+from conftest import hang_guard, REPO, mpi_processes
 from tuwviz import model
 from tuwviz.cluster import LocalCluster
 from tuwviz.errors import RankFailure
@@ -26,12 +27,52 @@ def cluster():
         yield c
 
 
+def listening_outside(pids: set[int]) -> list[str]:
+    """Sockets of `pids` listening on anything but loopback, as `ss` reports them."""
+    out = subprocess.run(["ss", "-H", "-l", "-t", "-u", "-n", "-p"], capture_output=True,
+                         text=True, check=True).stdout
+    bad = []
+    for line in out.splitlines():
+        fields = line.split()
+        owners = {int(p) for p in re.findall(r"pid=(\d+)", line)}
+        local = fields[4] if len(fields) > 4 else ""
+        if owners & pids and not local.startswith(("127.", "[::1]")):
+            bad.append(line)
+    return bad
+
+
+def our_processes() -> set[int]:
+    import psutil
+
+    return {p.pid for p in psutil.Process().children(recursive=True)}
+
+
 def test_engines_are_mpi_ranks_on_loopback(cluster):
     assert cluster.ranks() == list(range(N))
     assert cluster.oversubscribed == (N > os.cpu_count())
     info = json.loads(cluster.connection_file.read_text())
     assert info["interface"] == "tcp://127.0.0.1"
     assert info["key"]  # messages are signed
+    # controller, launcher and engines (MPI initialised): nothing beyond loopback
+    pids = our_processes()
+    assert {i["pid"] for i in cluster.rank_infos()} <= pids
+    assert listening_outside(pids) == []
+
+
+def test_a_batch_run_listens_on_loopback_only():
+    from tuwviz.launch import run_mpiexec
+
+    found = {}
+
+    def on_start(hellos):  # every rank is inside MPI now
+        pids = our_processes()
+        found["ranks"] = {h["pid"] for h in hellos} <= pids
+        found["outside"] = listening_outside(pids)
+
+    case = {"mode": "verify", "algorithm": "linear", "data_seed": 0,
+            "problem": make_problem("gatherv", 3, "same", 5).to_dict()}
+    run_mpiexec(3, [case], on_start=on_start)
+    assert found == {"ranks": True, "outside": []}
 
 
 def test_verify_and_trace_on_engines(cluster):
@@ -62,34 +103,55 @@ def test_a_dying_engine_is_named_rows_kept_and_cluster_restarts(cluster, tmp_pat
                       out=out, progress=False)
     assert time.monotonic() - t0 < 30  # aborted within seconds of the death, not hung
     assert info.value.rank == 2
-    assert 0 < len(pd.read_csv(out)) < 180
+    kept = len(pd.read_csv(out))
+    assert 0 < kept < 180
+    # the case that was running: the first without a row
+    assert info.value.case["index"] == kept and "running: gatherv/" in str(info.value)
     # the next call restarts the engines by itself
     assert cluster.verify(["gatherv"], ["linear"], ps=[N], dists=["same"], bs=[3]).ok
     assert cluster.ranks() == list(range(N))
 
 
 def test_an_engine_that_raises_stops_the_run_within_seconds(cluster):
-    pid = cluster.rank_infos()[1]["pid"]
-    done = threading.Event()
-
-    def interrupt():
-        # An idle engine (between two tasks) ignores SIGINT, as an idle kernel does: keep
-        # interrupting until one lands while rank 1 is running a case.
-        while not done.wait(0.3):
-            try:
-                os.kill(pid, signal.SIGINT)
-            except ProcessLookupError:  # the engines were stopped after the failure
-                return
-
-    threading.Thread(target=interrupt, daemon=True).start()
-    try:
-        with pytest.raises(RankFailure, match="rank 1 raised KeyboardInterrupt") as info:
-            cluster.bench("gatherv", ["native", "linear"], bs=[1, 10, 1000] * 200, reps=300,
-                          progress=False)
-    finally:
-        done.set()
+    code = textwrap.dedent("""
+        from mpi4py import MPI
+        if MPI.COMM_WORLD.rank == 1:
+            raise ValueError("bad input on rank 1")
+        MPI.COMM_WORLD.Barrier()  # the others wait for rank 1 forever
+    """)
+    t0 = time.monotonic()
+    with pytest.raises(RankFailure, match="rank 1 raised ValueError: bad input on rank 1") as info:
+        cluster.apply(exec, code)  # a builtin: the engines need not import this file
+    assert time.monotonic() - t0 < hang_guard(60)  # not the no-progress limit
     assert info.value.rank == 1
     assert cluster.verify(["gatherv"], ["linear"], ps=[2], dists=["same"], bs=[1]).ok
+
+
+def test_a_stopped_engine_is_named(cluster):
+    # SIGSTOP: the engine neither answers nor dies; its heartbeat stops
+    pid = cluster.rank_infos()[3]["pid"]
+    cluster.stall_limit = 8  # a rank silent this long (or 30 s, if less) is named
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(RankFailure, match=rf"rank 3 \(pid {pid}\) stopped responding") as info:
+            cluster.bench("gatherv", ["linear"], bs=[1], reps=10, progress=False)
+    finally:
+        cluster.stall_limit = 300
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+    assert info.value.rank == 3
+
+
+@pytest.mark.full  # a restart and a stop: ~25 s
+def test_a_call_over_the_no_progress_limit_names_who_had_not_finished(cluster):
+    cluster.stall_limit = 3
+    try:
+        with pytest.raises(RankFailure, match=r"no result after \d+ s: no rank had finished .*stall_limit=3"):
+            cluster.apply(time.sleep, 30)
+    finally:
+        cluster.stall_limit = 300
 
 
 SCRIPT = textwrap.dedent("""
@@ -115,12 +177,27 @@ def test_ctrl_c_leaves_no_engine_controller_or_mpiexec_behind(tmp_path):
             break
     time.sleep(3)
     proc.send_signal(signal.SIGINT)  # what Ctrl-C / "interrupt kernel" sends
-    out, _ = proc.communicate(timeout=120)
+    out, _ = proc.communicate(timeout=hang_guard(300))
     assert "interrupted" in out
     deadline = time.monotonic() + 20
     while mpi_processes() - before and time.monotonic() < deadline:
         time.sleep(0.5)
     assert mpi_processes() - before == set()
+
+
+def test_engines_whose_mpi_never_starts_are_tried_again_then_named(monkeypatch, capfd):
+    # UCX refuses an unknown transport in MPI_Init: the engines' mpiexec ends every time,
+    # as it does, rarely, by itself (tuwviz.launch.STARTUP_ATTEMPTS)
+    from tuwviz.errors import TuwvizError
+    from tuwviz.launch import STARTUP_ATTEMPTS
+
+    before = mpi_processes()
+    monkeypatch.setenv("UCX_TLS", "no-such-transport")
+    with pytest.raises(TuwvizError, match=f"MPI engines did not start in {STARTUP_ATTEMPTS} attempts"):
+        LocalCluster(2).start()
+    notes = [l for l in capfd.readouterr().err.splitlines() if l.startswith("note: MPI engines")]
+    assert len(notes) == STARTUP_ATTEMPTS - 1
+    assert mpi_processes() - before == set()  # every attempt's controller is gone
 
 
 def test_bad_cluster_arguments():

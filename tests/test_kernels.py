@@ -1,7 +1,13 @@
 """Building and loading the C kernels: cache, rebuild on change, compiler errors, registry."""
+import os
+import re
 import shutil
+import subprocess
+import sys
 
 import pytest
+
+from conftest import hang_guard, run_cli
 
 from tuwviz import kernels
 from tuwviz.collectives import COLLECTIVES
@@ -26,6 +32,60 @@ def test_build_is_cached_and_rebuilt_when_a_source_changes(source_copy):
     c_file.write_text(c_file.read_text() + "\n/* a student's edit */\n")
     second = kernels.build(source_copy)
     assert second != first and second.exists()
+    # an edit that keeps the size, and a new file: the sources' digest is cached per
+    # process by file stats, so these must still be seen
+    c_file.write_text(c_file.read_text().replace("a student's edit", "a student's EDIT"))
+    third = kernels.build(source_copy)
+    assert third not in (first, second)
+    (source_copy / "include" / "extra.h").write_text("/* new */\n")
+    assert kernels.library_path(source_copy) not in (first, second, third)
+
+
+def test_a_build_is_announced_with_its_time_and_a_cached_one_is_silent(source_copy, monkeypatch):
+    # a rebuild takes up to a minute: without the note, `tuwviz list` looks hung
+    monkeypatch.setenv("TUWVIZ_KERNELS", str(source_copy))
+    compiling = r"compiling C kernels from .*kernels_c \((first build|sources changed)\)\.\.\."
+    compiled = r"compiled C kernels in \d+\.\d s"
+
+    def notes(r):
+        assert r.returncode == 0, r.stderr
+        return [l for l in r.stderr.splitlines() if "C kernels" in l]
+
+    first = notes(run_cli("list"))
+    assert len(first) == 2 and "(first build)" in first[0], first
+    assert re.fullmatch(compiling, first[0]) and re.fullmatch(compiled, first[1]), first
+    assert notes(run_cli("list")) == []  # cached: nothing to say
+    c_file = source_copy / "gatherv" / "gatherv_linear.c"
+    c_file.write_text(c_file.read_text() + "\n/* a student's edit */\n")
+    edited = notes(run_cli("list"))
+    assert len(edited) == 2 and "(sources changed)" in edited[0], edited
+    assert re.fullmatch(compiled, edited[1]), edited
+    # MPI ranks that find the sources changed build quietly: p ranks, not p notes
+    from tuwviz.launch import local_mpi_command
+
+    c_file.write_text(c_file.read_text() + "\n/* another edit */\n")
+    r = subprocess.run([*local_mpi_command(), "-n", "2", sys.executable, "-m", "tuwviz.kernels"],
+                       capture_output=True, text=True, timeout=hang_guard(300), env=os.environ)
+    assert r.returncode == 0, r.stderr
+    # two ranks print to one pipe: their lines may interleave, so find the paths, not lines
+    built = set(re.findall(r"/\S*?libtuwviz[^/\s]*?-[0-9a-f]+\.so", r.stdout))
+    assert len(built) == 1 and os.path.exists(built.pop())
+    assert "C kernels" not in r.stderr + r.stdout, r.stderr
+
+
+def test_a_notebook_shows_the_build_note_under_the_cell(source_copy, monkeypatch):
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("TUWVIZ_KERNELS", str(source_copy))  # the kernel inherits both
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from tuwviz.kernels import algorithms\n"
+                                          "len(algorithms())")]
+    NotebookClient(nb, timeout=hang_guard(600), kernel_name="python3").execute()
+    stderr = "".join(o.get("text", "") for o in nb.cells[0].outputs
+                     if o.get("name") == "stderr")
+    assert re.search(r"^compiling C kernels from .*\(first build\)\.\.\.$", stderr, re.M), stderr
+    assert re.search(r"^compiled C kernels in \d+\.\d s$", stderr, re.M), stderr
 
 
 def test_compile_error_shows_the_compilers_file_and_line(source_copy):

@@ -390,3 +390,21 @@ def test_binomial_broadcast_at_p_65536():
     starts = {m.dst: m.start for m in r.messages}
     assert starts[1] == 0.0
     assert starts[p - 1] == pytest.approx(15 * cost(n))
+
+
+def test_typed_meta_round_trips_through_json():
+    from tuwviz.model.meta import PipelinedRingMeta, RingMeta, StarMeta, TreeMeta
+
+    cases = [("gatherv", "linear", StarMeta), ("scatterv", "binomial", TreeMeta),
+             ("gatherv", "tuw", TreeMeta), ("allgatherv", "ring", RingMeta),
+             ("allgatherv", "pipelined", PipelinedRingMeta)]
+    for coll, alg, cls in cases:
+        s = schedule(coll, alg, make_problem(coll, 7, "random", 5, root=3))
+        assert type(s.meta) is cls
+        d = json.loads(json.dumps(s.to_dict()))
+        assert d["meta"]["kind"] == cls.kind
+        back = Schedule.from_dict(d)
+        assert type(back.meta) is cls and json.loads(json.dumps(back.to_dict())) == d
+        # dict-style reading, for callers from before the dataclasses
+        first = back.meta.keys()[0]
+        assert back.meta[first] == getattr(back.meta, first) and first in back.meta

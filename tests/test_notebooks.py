@@ -24,6 +24,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from conftest import hang_guard
+
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 START = "00_start_here.ipynb"
@@ -138,11 +140,11 @@ def test_notebook_runs(path, tmp_path, notebook_env, request):
     t0 = time.monotonic()
     try:
         # raises CellExecutionError (with the cell's traceback) if any cell fails
-        NotebookClient(nb, timeout=600, kernel_name="python3",
+        NotebookClient(nb, timeout=hang_guard(1200), kernel_name="python3",
                        resources={"metadata": {"path": str(workdir)}}).execute()
     finally:
         sampler.stop()
-    elapsed = time.monotonic() - t0
+    print(f"{path.name} ran in {time.monotonic() - t0:.0f} s")  # information, no limit
 
     text = _outputs_text(nb)
     outside_bokehjs = BOKEHJS_BUNDLE.sub("", text)
@@ -154,7 +156,7 @@ def test_notebook_runs(path, tmp_path, notebook_env, request):
     assert not re.search(r"js_urls\s*=\s*\[\s*[\"']", text), f"{path.name} loads BokehJS from URLs"
 
     # the kernel has shut down: nothing the notebook started may survive it
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + hang_guard(60)
     left = _marked_processes(notebook_env)
     while left and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -168,20 +170,17 @@ def test_notebook_runs(path, tmp_path, notebook_env, request):
         assert "application/vnd.bokehjs_exec.v0+json" in mimes, "no Bokeh plot in the outputs"
         assert "application/vnd.bokehjs_load.v0+json" in mimes, "BokehJS was not loaded"
         assert "/* BEGIN bokeh.min.js */" in text, "BokehJS is not inline"
-        assert elapsed < 120, f"{path.name} took {elapsed:.0f} s"
         results = workdir / "results" / "00_start_here.csv"
         assert results.exists(), "the benchmark rows were not written under results/"
         with open(results) as f:
             assert len(f.readlines()) == 1 + 6  # header, 2 algorithms x 3 block sizes
 
     if path.name == GATHERV:
-        assert elapsed < 300, f"{path.name} took {elapsed:.0f} s"
         for name in ("01_gatherv.csv", "01_scatterv.csv", "01_tuw_gatherv_animation.html"):
             assert (workdir / "results" / name).exists(), f"results/{name} was not written"
         _animation_works_in_saved_html(nb, tmp_path, request.getfixturevalue("browser"))
 
     if path.name == ALLGATHERV:
-        assert elapsed < 300, f"{path.name} took {elapsed:.0f} s"
         for name in ("02_allgatherv.csv", "02_allgatherv_blocks.csv"):
             with open(workdir / "results" / name) as f:
                 assert len(f.readlines()) > 4, f"results/{name} has no measured rows"
@@ -202,7 +201,7 @@ def _ring_animation_works(path: Path, browser) -> None:
     page.goto(path.as_uri())
     page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0 && "
                            "Bokeh.documents[0].get_model_by_name('step_slider') !== null",
-                           timeout=30_000)
+                           timeout=hang_guard(120_000))
     state = ("() => { const d = Bokeh.documents[0]; return {"
              "value: d.get_model_by_name('step_slider').value,"
              "end: d.get_model_by_name('step_slider').end,"
@@ -215,7 +214,7 @@ def _ring_animation_works(path: Path, browser) -> None:
     for _ in range(before["end"]):
         handle.press("ArrowRight")
     page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('step_slider').value"
-                           f" == {before['end']}", timeout=10_000)
+                           f" == {before['end']}", timeout=hang_guard(120_000))
     after = page.evaluate(state)
     assert before["value"] == 0 and before["end"] > 0
     assert after["label"] != before["label"]
@@ -238,7 +237,7 @@ def _animation_works_in_saved_html(nb, tmp_path, browser) -> None:
     page.goto(page_path.as_uri())
     find = ("() => window.Bokeh && Bokeh.documents.findIndex("
             "d => d.get_model_by_name('step_slider') !== null)")
-    page.wait_for_function(f"({find})() >= 0", timeout=30_000)
+    page.wait_for_function(f"({find})() >= 0", timeout=hang_guard(120_000))
     doc = page.evaluate(find)
     state = (f"() => {{ const d = Bokeh.documents[{doc}]; return {{"
              "value: d.get_model_by_name('step_slider').value,"
@@ -253,7 +252,7 @@ def _animation_works_in_saved_html(nb, tmp_path, browser) -> None:
         handle.press("ArrowRight")
     page.wait_for_function(
         f"() => Bokeh.documents[{doc}].get_model_by_name('step_slider').value == {last}",
-        timeout=10_000)
+        timeout=hang_guard(120_000))
     after = page.evaluate(state)
     assert before["value"] == 0 and last > 0
     assert after["held"] != before["held"], "moving the slider did not change who holds what"

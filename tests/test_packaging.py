@@ -18,6 +18,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from conftest import hang_guard
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: pip name -> conda-forge name, where they differ (none do today).
@@ -239,7 +241,7 @@ def test_readme_explains_make_lab_and_make_test():
 def test_makefile_targets():
     run = lambda *args: subprocess.run(  # noqa: E731
         ["make", "--no-print-directory", "-C", str(ROOT), *args],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=hang_guard(300),
     )
     help_ = run("help")
     assert help_.returncode == 0, help_.stderr

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from bokeh.models import HoverTool, LogScale, Span
 
-from tuwviz import plots
 from tuwviz.bench import ROW_FIELDS, bench
+from tuwviz.viz import plots
 
 VALUE_COLUMNS = ["p", "b", "m", "min_us", "median_us", "mean_us", "max_us", "ratio_to_native"]
 
@@ -105,6 +105,13 @@ def test_save_html_is_offline(bench_df, tmp_path):
               if "Bokeh" in body and len(body) > 500_000]
     assert inline, "BokehJS is not embedded in a <script> block"
     assert "<title>gatherv bench</title>" in html
+
+
+def test_viz_shows_and_saves_with_these_functions():
+    from tuwviz import viz
+
+    assert viz.show is plots.show and viz.save_html is plots.save_html
+    assert viz.plots is plots and plots.__name__ == "tuwviz.viz.plots"
 
 
 def test_bad_input_raises_value_error(bench_df):

@@ -79,7 +79,7 @@ def test_bad_problems_raise_clear_errors(kwargs, message):
 def test_bad_distribution_arguments():
     with pytest.raises(ValueError, match="valid distributions: same, random, spikes"):
         make_problem("gatherv", 4, "lumpy", 1)
-    with pytest.raises(ValueError, match="b must be non-negative"):
+    with pytest.raises(ValueError, match="block size b must be at least 0, got -1"):
         make_problem("gatherv", 4, "same", -1)
     with pytest.raises(ValueError, match="at least 1"):
         make_problem("gatherv", 0, "same", 1)

@@ -13,6 +13,8 @@ from tuwviz.model import schedule
 from tuwviz.problems import make_problem
 from tuwviz.viz.animation import CELL_COLORS
 
+from conftest import hang_guard
+
 # JavaScript reading the drawn state back from the Bokeh document.
 STATE_JS = """() => {
     const doc = Bokeh.documents[0];
@@ -48,7 +50,7 @@ def ring_page(browser, tmp_path_factory):
     page.goto(path.as_uri())
     page.wait_for_function("() => window.Bokeh !== undefined && Bokeh.documents.length > 0 "
                            "&& Bokeh.documents[0].get_model_by_name('step_slider') !== null")
-    page.locator(".noUi-handle").first.wait_for(state="visible", timeout=10_000)
+    page.locator(".noUi-handle").first.wait_for(state="visible", timeout=hang_guard(120_000))
     yield page, s, viz.ring_frames(s), errors
     page.close()
 
@@ -110,14 +112,14 @@ def test_play_runs_to_the_end_and_pause_stops(ring_page):
     last = len(frames) - 1
     page.evaluate("() => { Bokeh.documents[0].get_model_by_name('step_slider').value = 0; }")
     page.get_by_role("button", name="► Play").click()
-    page.wait_for_function(slider_at(last), timeout=15_000)
+    page.wait_for_function(slider_at(last), timeout=hang_guard(120_000))
     page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('play_button').label "
-                           "== '► Play'", timeout=15_000)
+                           "== '► Play'", timeout=hang_guard(120_000))
     assert page.evaluate(STATE_JS)["cells"] == expected(s, frames[last])["cells"]
     # play again restarts from 0; pause holds the frame it shows
     page.get_by_role("button", name="► Play").click()
     page.wait_for_function(
-        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 1", timeout=15_000)
+        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 1", timeout=hang_guard(120_000))
     page.get_by_role("button", name="❚❚ Pause").click()
     stopped = page.evaluate(STATE_JS)
     page.wait_for_timeout(900)  # three intervals

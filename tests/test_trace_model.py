@@ -2,13 +2,17 @@
 import pytest
 
 from tuwviz import model
+from tuwviz.collectives import COLLECTIVES
 from tuwviz.launch import run_mpiexec
 from tuwviz.params import verify_variants
 from tuwviz.problems import default_distributions, make_problem
 from tuwviz.sweep import roots_for
+from tuwviz.table import load_table
+
+from conftest import SAMPLED_PS, sampled_roots
 
 P_MAX = 17
-P_ALL_ROOTS = 9  # every root up to here; above, roots 0, 1, p/2, p-2, p-1 (run time)
+P_ALL_ROOTS = 9  # full sweep: every root up to here; above, roots 0, 1, p/2, p-2, p-1
 
 
 def traced(cases):
@@ -30,18 +34,27 @@ def _tags(sched, rank):
             for _ in range(2 if isinstance(op, model.SendRecv) else 1)]
 
 
-def roots(p):
+def every_root(p):
     return range(p) if p <= P_ALL_ROOTS else sorted({0, 1, p // 2, p - 2, p - 1})
 
 
+#: (process counts, roots of p): the quick run's sample and the full sweep
+SWEEPS = [pytest.param(SAMPLED_PS, sampled_roots, id="sampled"),
+          pytest.param(tuple(range(1, P_MAX + 1)), every_root, id="every-root",
+                       marks=pytest.mark.full)]
+
+
+@pytest.mark.parametrize("ps, roots", SWEEPS)
 @pytest.mark.parametrize("collective, algorithm", [
-    (c, a) for c, algs in model.SCHEDULES.items() for a in algs])
-def test_trace_equals_model_for_all_p_roots_and_distributions(collective, algorithm):
-    """Every p, root and distribution of the collective's paper, every parameter variant
-    `tuwviz verify` checks (e.g. block sizes and ring orders of the pipelined ring)."""
+    (row.collective, row.name) for row in load_table().modelled()])
+def test_trace_equals_model_for_all_p_roots_and_distributions(collective, algorithm, ps, roots):
+    """Every distribution of the collective's paper, every parameter variant `tuwviz
+    verify` checks (e.g. block sizes and ring orders of the pipelined ring), for the
+    sampled p and roots (`make test`) or every p up to 17 and root (`make test-full`)."""
+    rooted = COLLECTIVES[collective].rooted
     runs = [(make_problem(collective, p, d, b, root=r, seed=p), params)
-            for p in range(1, P_MAX + 1)
-            for r in (roots(p) if collective != "allgatherv" else [0])  # every root for small p
+            for p in ps
+            for r in (roots(p) if rooted else [0])
             for d in default_distributions(collective) for b in (0, 3)
             for params in verify_variants(collective, algorithm, p)]
     cases = [{"mode": "trace", "problem": pr.to_dict(), "algorithm": algorithm, "params": params}

@@ -5,16 +5,24 @@ import shutil
 import pytest
 
 from tuwviz import kernels
+from tuwviz.errors import RankFailure
+from tuwviz.table import load_table
 from tuwviz.verify import verify, verify_cases
 
+from conftest import SAMPLED_BS, hang_guard
 
-def test_cli_verify_np_1_to_9_passes(cli):
-    r = cli("verify", "--np", "1-9")
+
+@pytest.mark.parametrize("bs", [pytest.param(SAMPLED_BS, id="sampled-b"),
+                                pytest.param((0, 1, 17), id="every-b", marks=pytest.mark.full)])
+def test_cli_verify_np_1_to_9_passes(cli, bs):
+    # every algorithm of the table x every distribution x every parameter variant
+    r = cli("verify", "--np", "1-9", "--b", ",".join(map(str, bs)))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all cases match the MPI library" in r.stdout
-    # every collective and algorithm appears in the table, with no failures
-    for name in ["gather ", "gatherv", "scatterv", "allreduce", "reduce_scatter_block", "linear"]:
-        assert name in r.stdout
+    # every row of the algorithm table was verified, with no failures
+    verified = {tuple(line.split()[:2]) for line in r.stdout.splitlines()}
+    for row in load_table():
+        assert (row.collective, row.name) in verified, f"{row.collective}/{row.name} not verified"
     assert "FAIL" not in r.stdout
 
 
@@ -47,11 +55,100 @@ def test_a_wrong_kernel_is_caught_and_located(broken_linear):
     assert not report.ok
     (failure,) = report.failures()
     (m,) = failure["mismatches"]
-    # block of rank 0 (8 bytes at offset 0) lands at offset 4: byte 0 is the sentinel
-    assert (failure["p"], failure["root"], m["rank"], m["offset"]) == (4, 3, 3, 0)
-    assert m["got"] == 0x5A
+    # block of rank 0 (elements 0-1) lands at element 1: element 0 keeps the fill pattern
+    assert (failure["p"], failure["root"], m["rank"], m["block"], m["element"]) == (4, 3, 3, 0, 0)
+    assert m["got"] == 0x5A5A5A5A and m["never_written"] and m["datatype"] == "int"
+    # the root copies its own block (3, not shifted) while block 2 arrives one element too
+    # far, onto block 3's first element: which write lands last is up to MPI
+    assert m["blocks"] in ([0, 1, 2], [0, 1, 2, 3]) and 6 <= m["elements"] <= 8
     text = report.table()
-    assert "FAIL gatherv/linear p=4 root=3 dist=same b=2: rank 3: first differing byte at offset 0" in text
+    assert ("FAIL gatherv/linear: wrong in every case (1 cases); first: p=4 root=3 dist=same "
+            "b=2: at rank 3: rank 0's block, element 0: expected ") in text
+
+
+def _kernel_copy(tmp_path, monkeypatch, *edits: tuple[str, str]):
+    """A copy of the kernels with edits (old, new) to the linear Gatherv, used by the ranks."""
+    src = tmp_path / "kernels_c"
+    shutil.copytree(kernels.KERNELS_DIR, src)
+    c_file = src / "gatherv" / "gatherv_linear.c"
+    text = c_file.read_text()
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new, 1)
+    c_file.write_text(text)
+    monkeypatch.setenv("TUWVIZ_KERNELS", str(src))
+    monkeypatch.setenv("TUWVIZ_BUILD_DIR", str(tmp_path / "build"))
+    return src
+
+
+def test_mismatches_are_grouped_and_told_in_elements(tmp_path, monkeypatch, cli):
+    # off by one element only for p >= 3 and a root other than 0 (the issue's pattern)
+    _kernel_copy(tmp_path, monkeypatch, ("(MPI_Aint)displs[i] * extent",
+                                         "(MPI_Aint)(displs[i] + (p >= 3 && root != 0)) * extent"))
+    r = cli("verify", "--np", "1-4", "--collective", "gatherv", "--algorithms", "linear",
+            "--dist", "same", "--b", "5")
+    assert r.returncode == 1, r.stdout + r.stderr
+    fails = [line for line in r.stdout.splitlines() if line.startswith("FAIL")]
+    # one line for the algorithm, whatever the number of failing cases
+    assert fails == [
+        "FAIL gatherv/linear: wrong for every case with p >= 3 and root != 0 (4 of 9 cases); "
+        "first: p=3 root=1 dist=same b=5: at rank 1: rank 0's block, element 0: expected "
+        f"{_first_element(3, 0)}, got 1515870810 (never written); 11 of 15 int elements "
+        "differ, in the blocks of ranks 0-2"], r.stdout
+    assert "byte" not in r.stdout
+    # --json keeps every case, element by element
+    r = cli("verify", "--np", "1-4", "--collective", "gatherv", "--algorithms", "linear",
+            "--dist", "same", "--b", "5", "--json")
+    report = json.loads(r.stdout)
+    assert [(f["p"], f["root"]) for f in report["failures"]] == [(3, 1), (3, 2), (4, 2), (4, 3)]
+    m = report["failures"][-1]["mismatches"][0]
+    assert (m["rank"], m["block"], m["element"], m["never_written"]) == (3, 0, 0, True)
+    assert report["groups"][0]["where"] == "p >= 3 and root != 0"
+
+
+def _first_element(p: int, rank: int) -> int:
+    """Element 0 of `rank`'s send block, as the runner makes it."""
+    from tuwviz.problems import make_problem
+    from tuwviz.runner import make_buffers
+
+    return int(make_buffers(make_problem("gatherv", p, "same", 5, root=1), rank).send[0])
+
+
+def test_a_crashing_kernel_names_case_signal_and_output_and_keeps_results(tmp_path, monkeypatch,
+                                                                           cli):
+    # the root writes through a null pointer once p >= 3, after saying so on stderr
+    _kernel_copy(tmp_path, monkeypatch, ("#include <stdlib.h>", "#include <stdio.h>\n#include <stdlib.h>"),
+                 ("    rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);\n",
+                  "    rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);\n"
+                  "    if (p >= 3) {\n"
+                  "        fprintf(stderr, \"linear: about to write through NULL\\n\");\n"
+                  "        *(volatile int *)0 = 1;\n"
+                  "    }\n"))
+    args = ["verify", "--np", "2,3", "--collective", "gatherv", "--algorithms", "linear",
+            "--dist", "same", "--b", "1"]
+    r = cli(*args)
+    assert r.returncode == 1
+    # the two p = 2 cases finished before the crash: their table is printed
+    assert "gatherv     linear     2      2       0       2-2" in r.stdout, r.stdout
+    assert "2 cases finished before the run was aborted" in r.stdout
+    err = r.stderr
+    assert "error: rank 0 died" in err and "killed by signal SIGSEGV" in err, err
+    assert "running: gatherv/linear p=3 root=0 dist=same b=1 (case 3 of 5; 2 finished" in err
+    assert "last output of rank 0:\n    linear: about to write through NULL" in err
+    r = cli(*args, "--json")
+    assert r.returncode == 1
+    report = json.loads(r.stdout)
+    assert report["ok"] is False and report["complete"] is False and report["cases"] == 2
+    assert [row["cases"] for row in report["summary"]] == [2]
+    failure = report["aborted"]
+    assert failure["rank"] == 0 and "SIGSEGV" in failure["how"]
+    assert (failure["case"]["p"], failure["case"]["root"], failure["case"]["b"]) == (3, 0, 1)
+    assert failure["output"][-1] == "linear: about to write through NULL"
+    assert failure["output_from"] == "rank 0"
+    # the Python API: the same facts in the exception, the finished cases on it
+    with pytest.raises(RankFailure, match="running: gatherv/linear p=3 root=0") as info:
+        verify(["gatherv"], ["linear"], ps=[2, 3], dists=["same"], bs=[1], stall_limit=hang_guard(120))
+    assert len(info.value.report.results) == 2 and info.value.report.aborted is info.value
 
 
 def test_cli_verify_fails_with_exit_1_and_json_report(broken_linear, cli):

@@ -7,6 +7,7 @@ import pytest
 
 from tuwviz import model, viz
 from tuwviz.model import Recv, Schedule, ScheduleError, Send, SendRecv, simulate
+from tuwviz.model.meta import TreeMeta
 from tuwviz.problems import Problem, make_problem
 
 # Block sizes for the Figure-2-like instance: p = 11, root 9, some blocks empty.
@@ -53,8 +54,11 @@ def ordered_tree_schedule(problem: Problem) -> Schedule:
         if parent[i] >= 0 and edge_bytes[i]:
             programs[i].append(Send(parent[i], edge_bytes[i], blocks=range(lo, hi)))
     return Schedule("gatherv", "ordered", p, programs, problem,
-                    meta={"root": root, "parent": parent, "edge_bytes": edge_bytes,
-                          "fixed_exchanges": exchanges})
+                    meta=TreeMeta(root=root, parent=parent, edge_bytes=edge_bytes,
+                                  edge_sent=[b > 0 for b in edge_bytes],
+                                  edge_iteration=[-1] * p,  # not drawn
+                                  fixed_exchanges=exchanges,
+                                  subtree_ranges=[[(i, i + 1)] for i in range(p)]))
 
 
 @pytest.fixture(scope="module")

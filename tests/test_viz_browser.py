@@ -16,6 +16,8 @@ import pytest
 from tuwviz import model, viz
 from tuwviz.problems import make_problem
 
+from conftest import hang_guard
+
 # JavaScript reading the drawn state back from the Bokeh document.
 STATE_JS = """() => {
     const doc = Bokeh.documents[0];
@@ -44,7 +46,7 @@ def animation_page(browser, tmp_path_factory):
     page.goto(path.as_uri())
     page.wait_for_function("() => window.Bokeh !== undefined && Bokeh.documents.length > 0 "
                            "&& Bokeh.documents[0].get_model_by_name('step_slider') !== null")
-    page.locator(".noUi-handle").first.wait_for(state="visible", timeout=10_000)
+    page.locator(".noUi-handle").first.wait_for(state="visible", timeout=hang_guard(120_000))
     yield page, s, viz.animation_frames(s), errors
     page.close()
 
@@ -90,18 +92,18 @@ def test_play_advances_the_slider_and_pause_stops_it(animation_page):
     page.evaluate("() => { Bokeh.documents[0].get_model_by_name('step_slider').value = 0; }")
     page.get_by_role("button", name="► Play").click()
     page.wait_for_function(
-        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 2", timeout=15_000)
+        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 2", timeout=hang_guard(120_000))
     state = page.evaluate(STATE_JS)
     assert state["button"] == "❚❚ Pause" or state["value"] == len(frames) - 1
     page.wait_for_function(
         f"() => Bokeh.documents[0].get_model_by_name('step_slider').value == {len(frames) - 1}",
-        timeout=15_000)
+        timeout=hang_guard(120_000))
     # at the end it stops by itself; play again restarts from step 0, pause stops it
     page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('play_button').label "
-                           "== '► Play'", timeout=15_000)
+                           "== '► Play'", timeout=hang_guard(120_000))
     page.get_by_role("button", name="► Play").click()
     page.wait_for_function(
-        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 1", timeout=15_000)
+        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 1", timeout=hang_guard(120_000))
     page.get_by_role("button", name="❚❚ Pause").click()
     stopped = page.evaluate(STATE_JS)["value"]
     page.wait_for_timeout(1500)  # longer than one step

@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 from bokeh.models import GridPlot, LogScale, Range1d, Span
 
-from tuwviz import plots, viz
+from tuwviz import viz
 from tuwviz.model import schedule, simulate
 from tuwviz.model.allgatherv import estimate_block_bytes
 from tuwviz.problems import Problem, make_problem
+from tuwviz.viz import plots
 from tuwviz.viz.animation import CELL_COLORS
 from tuwviz.viz.ring import MAX_RING_CELLS
 

@@ -16,22 +16,46 @@ make_problem
 """
 __version__ = "0.1.0"
 
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+
 from .problems import Problem, make_problem  # noqa: E402
 
 __all__ = ["Problem", "make_problem", "verify", "bench", "LocalCluster", "__version__"]
 
 
+#: Package attributes that are functions of a submodule with the same name.
+_FUNCTIONS = {"verify": ".verify", "bench": ".bench"}
+
+
+class _Package(_types.ModuleType):
+    """`tuwviz` itself: ``tuwviz.verify`` and ``tuwviz.bench`` stay the functions.
+
+    Importing the submodule ``tuwviz.verify`` (lazily below, or by any other module) makes
+    Python set the package attribute ``verify`` to that module, which would replace the
+    function (``TypeError: 'module' object is not callable`` on the second call).  Such
+    assignments are ignored here; the submodules stay importable by name
+    (``from tuwviz.verify import verify_cases``).
+    """
+
+    def __setattr__(self, name, value):
+        if name in _FUNCTIONS and isinstance(value, _types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
+
+
 def __getattr__(name):
     # Imported lazily: they pull in pandas, ipyparallel and MPI, which `import tuwviz`
     # should not pay for.
-    if name == "verify":
-        from .verify import verify
+    if name in _FUNCTIONS:
+        import importlib
 
-        return verify
-    if name == "bench":
-        from .bench import bench
-
-        return bench
+        fn = getattr(importlib.import_module(_FUNCTIONS[name], __name__), name)
+        globals()[name] = fn  # found directly from now on
+        return fn
     if name == "LocalCluster":
         from .cluster import LocalCluster
 

@@ -23,13 +23,62 @@ from typing import Iterable
 
 from . import kernels
 from .collectives import collective
-from .errors import TuwvizError
-from .launch import check_ranks, run_mpiexec
+from .errors import OutputPathError
+from .launch import MAX_RANKS, check_ranks, mpiexec_backend, run_mpiexec
 from .params import check_params, expand, label
-from .problems import make_problem
-from .sweep import Backend, distributions, run_metadata
+from .problems import DATATYPES, MAX_COUNT, check_buffer, check_int, make_problem
+from .sweep import MAX_CASES, Backend, distributions, int_values, parse_names, run_metadata
 
-__all__ = ["ROW_FIELDS", "ResultWriter", "bench", "bench_cases"]
+__all__ = ["ROW_FIELDS", "ResultWriter", "bench", "bench_cases", "check_output"]
+
+
+def check_output(path: str | os.PathLike, what: str = "--out",
+                 fields: list[str] | None = None) -> Path:
+    """Check, before any work, that rows can be appended to CSV `path`; return it.
+
+    Opens the file for appending (creating it and its folders if needed; a file this
+    creates is removed again, so nothing is left behind when the run then fails), which is
+    the one reliable test: permissions, read-only file systems, immutable files,
+    ``/proc``, folders and paths under a file all fail here, with the system's reason.
+    With `fields`, an existing non-empty file must have that CSV header.
+
+    Raises
+    ------
+    OutputPathError
+        A ValueError naming `what`, the path and the reason.
+    """
+    path = Path(path)
+    if str(path) == "" or path.is_dir():
+        raise OutputPathError(f"{what} {str(path)!r}: is a directory, not a file")
+    existed = path.exists()
+    for parent in path.absolute().parents:  # the first existing ancestor must be a folder
+        if parent.exists():
+            if not parent.is_dir():
+                raise OutputPathError(f"{what} {path}: cannot write: {parent} is a file, "
+                                      f"not a folder")
+            break
+    try:
+        if not existed:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", newline=""):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as exc:
+        raise OutputPathError(f"{what} {path}: cannot write: {exc.strerror or exc}") from None
+    if fields is not None and existed and path.stat().st_size > 0:
+        _check_header(path, fields)
+    return path
+
+
+def _check_header(path: Path, fields: list[str]) -> None:
+    try:
+        with open(path, newline="") as f:
+            header = next(csv.reader(f), [])
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise OutputPathError(f"{path}: cannot read its header: {exc}") from None
+    if header != fields:
+        raise OutputPathError(f"{path} exists with other columns; choose another --out file")
 
 ROW_FIELDS = [
     "collective", "algorithm", "params", "p", "root", "distribution", "b", "m", "m_prime",
@@ -50,18 +99,19 @@ class ResultWriter:
     def __init__(self, path: str | os.PathLike, fields: list[str] = ROW_FIELDS):
         self.path = Path(path)
         self.fields = fields
+        if self.path.is_dir():
+            raise OutputPathError(f"{self.path}: is a directory, not a file")
         if self.path.exists() and self.path.stat().st_size > 0:
-            with open(self.path, newline="") as f:
-                header = next(csv.reader(f), [])
-            if header != fields:
-                raise TuwvizError(
-                    f"{self.path} exists with other columns; choose another --out file"
-                )
+            _check_header(self.path, fields)
             new = False
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             new = True
-        self._file = open(self.path, "a", newline="")
+        try:
+            if new:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "a", newline="")
+        except OSError as exc:
+            raise OutputPathError(f"{self.path}: cannot write: {exc.strerror or exc}") from None
         self._writer = csv.DictWriter(self._file, fieldnames=fields, extrasaction="ignore")
         if new:
             self._writer.writeheader()
@@ -102,25 +152,65 @@ def bench_cases(
     `params` is a grid of tuning parameters, e.g. ``{"block_bytes": [0, 4096]}``; each
     algorithm runs once per combination of the values it takes (:func:`tuwviz.params.expand`).
     """
-    coll = collective(collective_name).name
-    algorithms = list(algorithms)
+    info = collective(collective_name)
+    coll = info.name
+    algorithms = parse_names(algorithms)  # a single string is one name, not letters
+    if not algorithms:
+        raise ValueError("empty selection: no algorithm to measure")
     for a in algorithms:
         kernels.find_algorithm(coll, a)  # unknown names fail before anything starts
-    if reps < 1 or warmup < 0:
-        raise ValueError(f"need reps >= 1 and warmup >= 0, got reps={reps}, warmup={warmup}")
+    ps = int_values("ps", ps, lo=1)
+    bs = int_values("bs", bs, lo=0, hi=MAX_COUNT)
+    dists = distributions(parse_names(dists), coll)
+    if not dists:
+        raise ValueError("empty selection: no distribution given")
+    if root is not None:
+        if not info.rooted:
+            raise ValueError(f"{coll} has no root; leave out root (--root)")
+        root = check_int("root", root, lo=0)
+        if root >= min(ps):
+            raise ValueError(f"root {root} out of range 0..{min(ps) - 1} for p={min(ps)}")
+    seed = check_int("seed", seed, lo=0)
+    reps = check_int("reps", reps, lo=1)
+    warmup = check_int("warmup", warmup, lo=0)
+    time_limit = _time_limit(time_limit)
+    if datatype not in DATATYPES:
+        raise ValueError(f"unknown datatype {datatype!r}; valid datatypes: {', '.join(DATATYPES)}")
+    taken = {q.name for a in algorithms for q in kernels.find_algorithm(coll, a).params}
+    unused = [k for k, v in (params or {}).items() if k not in taken]
+    if unused:  # silently measuring without it would mislabel the sweep
+        raise ValueError(f"none of {coll} {', '.join(algorithms)} takes the parameter "
+                         f"{unused[0]}")
     order = sorted(algorithms, key=lambda a: a != "native")
     cases = []
     for p in ps:
-        for dist in distributions(dists, coll):
+        for dist in dists:
             for b in bs:
                 pr = make_problem(coll, p, dist, b, root=root, seed=seed, datatype=datatype)
+                check_buffer(pr)
                 for alg in order:
                     for prm in expand(coll, alg, params):
+                        if len(cases) >= MAX_CASES:
+                            raise ValueError(f"more than {MAX_CASES:,} cases: choose fewer p, b, "
+                                             f"distributions or algorithms (tuwviz.sweep.MAX_CASES)")
                         cases.append({"mode": "measure", "problem": pr.to_dict(),
                                       "algorithm": alg, "reps": reps, "warmup": warmup,
                                       "time_limit": time_limit, "data_seed": seed,
                                       "params": check_params(coll, alg, prm, p)})
     return cases
+
+
+def _time_limit(value) -> float:
+    import math
+
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"time limit must be a number of seconds, got {value!r}") from None
+    if isinstance(value, bool) or not math.isfinite(t) or t < 0:
+        raise ValueError(f"time limit must be a finite number of seconds >= 0 (0: none), "
+                         f"got {value!r}")
+    return t
 
 
 def _row(case: dict, result: dict, meta: dict, native_median: dict) -> dict:
@@ -159,6 +249,7 @@ def bench(
     backend: Backend | None = None,
     backend_name: str | None = None,
     progress: bool = True,
+    stall_limit: float | None = None,
 ):
     """Measure algorithms of one collective side by side; return a pandas DataFrame.
 
@@ -166,8 +257,9 @@ def bench(
     ----------
     collective_name : str
         The collective (``"gatherv"``).
-    algorithms : iterable of str
-        Registered algorithm names; ``native`` is the MPI library's collective.
+    algorithms : str or iterable of str
+        Registered algorithm names; ``native`` is the MPI library's collective.  A string
+        is one name (or ``"a,b"``).
     ps, dists, bs : iterables
         Process counts, block-size distributions and average block sizes ``b`` to sweep.
     datatype : str
@@ -189,20 +281,41 @@ def bench(
         ranks share the cores with a measurement).
     progress : bool
         Show a progress bar.
+    stall_limit : float, optional
+        Seconds without progress after which an mpiexec run is stopped as hung, naming
+        the ranks that stopped responding (default :data:`tuwviz.launch.STALL_LIMIT`).
 
     Returns
     -------
-    pandas.DataFrame
-        One row per measurement, columns :data:`ROW_FIELDS`.
+    FullFrame
+        One row per measurement, columns :data:`ROW_FIELDS`: a pandas DataFrame that
+        shows its cells in full (:class:`tuwviz.frames.FullFrame`; ``params`` are long).
+
+    Raises
+    ------
+    ValueError
+        Before anything is measured or written: unknown names, an empty selection, p
+        outside ``1..MAX_RANKS``, non-integer or negative sizes, a root for a collective
+        without one, bad reps/warm-up/time limit, or an `out` that cannot be written
+        (:class:`~tuwviz.errors.OutputPathError`).
     """
-    import pandas as pd
     from tqdm.auto import tqdm
 
+    from .frames import FullFrame
+
+    if backend is None:  # before building cases: range(1, 10**7) fails at once
+        from .verify import RANKS_HINT
+
+        for p in int_values("ps", ps, lo=1, hi=MAX_RANKS, hint=RANKS_HINT):
+            check_ranks(p)
+        backend = mpiexec_backend(stall_limit)
+        backend_name = backend_name or "mpiexec"
     cases = bench_cases(collective_name, algorithms, ps, dists, bs, root, seed, reps, warmup,
                         time_limit, datatype, params)
-    if backend is None:
-        for p in {c["problem"]["p"] for c in cases}:
-            check_ranks(p)
+    if not cases:
+        raise ValueError("empty selection: nothing to measure")
+    if out is not None:
+        check_output(out, fields=ROW_FIELDS)
     rows: list[dict] = []
     writer = ResultWriter(out) if out is not None else None
     bar = tqdm(total=len(cases), desc=f"bench {collective_name}", disable=not progress,
@@ -233,4 +346,4 @@ def bench(
         bar.close()
         if writer:
             writer.close()
-    return pd.DataFrame(rows, columns=ROW_FIELDS)
+    return FullFrame(rows, columns=ROW_FIELDS)

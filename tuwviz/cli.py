@@ -18,17 +18,18 @@ from .errors import TuwvizError
 
 __all__ = ["main"]
 
+# \\ prints \, the shell's line continuation (a lone \ would join the lines right here)
 EXAMPLES = """\
 examples:
   tuwviz list
   tuwviz verify --np 1-9
   tuwviz verify --np 1-17 --collective gatherv --algorithms linear
   tuwviz bench gatherv --np 4 --dist same --b 1,100,10000 --algorithms native,linear --out r.csv
-  tuwviz bench allgatherv --np 8 --dist broadcast,spike,regular --b 1000,100000,1000000 \
+  tuwviz bench allgatherv --np 8 --dist broadcast,spike,regular --b 1000,100000,1000000 \\
       --algorithms native,ring,pipelined --out ag.csv
-  tuwviz bench allgatherv --np 8 --dist spike --b 1000000 --algorithms ring,pipelined \
+  tuwviz bench allgatherv --np 8 --dist spike --b 1000000 --algorithms ring,pipelined \\
       --block-bytes 0,16384,65536,262144 --out blocks.csv
-  tuwviz model allgatherv pipelined --np 30 --dist broadcast --b 33554432 --datatype byte \
+  tuwviz model allgatherv pipelined --np 30 --dist broadcast --b 33554432 --datatype byte \\
       --block-bytes 1048576
   tuwviz guidelines r.csv --html r.html
   tuwviz model gatherv linear --np 8 --dist random --b 100 --json
@@ -36,37 +37,138 @@ examples:
 """
 
 
-def params_help(sp, grid: bool = True) -> None:
-    """Options for the algorithms' tuning parameters (tuwviz.params)."""
-    many = "comma-separated " if grid else ""
-    sp.add_argument("--block-bytes", help=f"{many}block sizes B in bytes of the pipelined ring "
-                                          "(0 = the paper's estimate, Eq. (2); default 0)")
-    sp.add_argument("--ring", help=f"{many}ring orders of the rings: rank (default), smp "
-                                   "(one process per node sends off-node, Figure 1), spread "
-                                   "(processes with data placed equidistantly, Section 2.3)")
-    sp.add_argument("--nodes", help="node of every rank for --ring smp, e.g. 0,1,0,1 "
-                                    "(default: asked from MPI, shared-memory nodes)")
+def params_help(sp, grid: bool = True, skip: tuple[str, ...] = ()) -> None:
+    """One option per tuning parameter of the algorithm table (``--block-bytes``, ...).
+
+    Derived from the table's ``[parameter.*]`` entries, so a new parameter gets its option
+    without an edit here.  `skip` leaves out names the subcommand uses otherwise (``tuwviz
+    model`` has its own ``--alpha``/``--beta``: the cost model it simulates with).
+    """
+    from .table import load_table
+
+    for q in load_table().parameters.values():
+        if q.name in skip:
+            continue
+        many = "comma-separated values: " if grid and q.type != "int_list" else ""
+        default = "" if q.default is None else f" (default {q.default})"
+        users = ", ".join(f"{r.collective}/{r.name}" for r in load_table() if q in r.params)
+        sp.add_argument(q.option, dest="param_" + q.name, metavar=q.type.upper(),
+                        help=f"{many}{q.help}{default}; taken by {users or 'no algorithm'}")
 
 
 def _param_grid(args) -> dict[str, list]:
     """The tuning-parameter options as a grid of values (see tuwviz.params.expand)."""
     from .sweep import parse_int_list
+    from .table import load_table
 
     grid: dict[str, list] = {}
-    if args.block_bytes:
-        grid["block_bytes"] = parse_int_list(args.block_bytes)
-    if args.ring:
-        grid["ring"] = _names(args.ring)
-    if args.nodes:
-        grid["nodes"] = [parse_int_list(args.nodes)]
+    for q in load_table().parameters.values():
+        text = getattr(args, "param_" + q.name, None)
+        if text is None:
+            continue
+        try:
+            if q.type == "int_list":
+                grid[q.name] = [q.check(q.parse(text))]  # one list, e.g. one node map
+            elif q.type == "int":
+                grid[q.name] = [q.check(v) for v in _int_texts(text)]
+            else:
+                grid[q.name] = [q.check(v) for v in _names(text) or []]
+            if not grid[q.name] or grid[q.name] == [[]]:
+                raise ValueError(f"empty selection: {text!r} gives no values")
+        except ValueError as exc:
+            raise ValueError(f"{q.option}: {exc}") from None
     return grid
+
+
+def _int_texts(text: str) -> list[str]:
+    """Comma-separated integers as text, checked exactly by the parameter (no ranges:
+    a value like 9223372036854775808 must reach the bound check unchanged)."""
+    from .sweep import MAX_LIST_VALUES
+
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if len(items) > MAX_LIST_VALUES:
+        raise ValueError(f"{len(items)} values, at most {MAX_LIST_VALUES} allowed")
+    return items
+
+
+def _int_type(lo: int | None = None, hi: int | None = None):
+    """An argparse type: an integer in ``lo..hi``; the message names the option."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if lo is not None and v < lo:
+            raise argparse.ArgumentTypeError(f"must be at least {lo}, got {v}")
+        if hi is not None and v > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi}, got {v}")
+        return v
+    parse.__name__ = "integer"
+    return parse
+
+
+def _cost(text: str) -> float:
+    """An argparse type: a finite number >= 0 (a cost or a time)."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return v
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds > 0."""
+    v = _cost(text)
+    if v == 0:
+        raise argparse.ArgumentTypeError("must be more than 0 seconds")
+    return v
+
+
+def stall_option(sp) -> None:
+    """``--stall-limit``: the no-progress limit of the runs a subcommand starts."""
+    from .launch import STALL_LIMIT
+
+    sp.add_argument("--stall-limit", type=_seconds, default=STALL_LIMIT, metavar="SECONDS",
+                    help=f"stop a run that makes no progress for this long, naming the ranks "
+                         f"that stopped responding (default {STALL_LIMIT:g}; a rank silent "
+                         f"for 30 s is named at once)")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the CLI's error format: one line ``error: ...``, exit status 2."""
+
+    def error(self, message: str):
+        sub = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        hint = f" (see 'tuwviz {sub} --help')" if sub else " (see 'tuwviz --help')"
+        self.exit(2, f"error: {message}{hint}\n")
+
+
+def _np_list(text: str) -> list[int]:
+    """``--np`` of verify and bench: at most the machine's rank limit, checked while
+    parsing (``1-10000000`` fails at once)."""
+    from .launch import MAX_RANKS
+    from .sweep import parse_int_list
+    from .verify import RANKS_HINT
+
+    return parse_int_list(text, name="--np", lo=1, hi=MAX_RANKS, hint=RANKS_HINT)
+
+
+def _b_list(text: str) -> list[int]:
+    from .problems import MAX_COUNT
+    from .sweep import parse_int_list
+
+    return parse_int_list(text, name="--b", lo=0, hi=MAX_COUNT)
 
 
 def _parser() -> argparse.ArgumentParser:
     from .problems import DISTRIBUTIONS
 
     dists = ", ".join(DISTRIBUTIONS)
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="tuwviz",
         description="Teach, explore and reproduce MPI collective algorithms: run C kernels on "
                     "real MPI ranks, check them against the MPI library, time them side by "
@@ -98,7 +200,8 @@ def _parser() -> argparse.ArgumentParser:
                          "paper's base count c (default 0,1,17). Tuning parameters (e.g. the "
                          "pipelined ring's block size) are varied too: see 'tuwviz list'")
     sp.add_argument("--roots", help="comma-separated roots (default: 0, p/2, p-1)")
-    sp.add_argument("--seed", type=int, default=0, help="seed for random sizes and data")
+    sp.add_argument("--seed", type=_int_type(0), default=0, help="seed for random sizes and data")
+    stall_option(sp)
     common(sp)
 
     sp = sub.add_parser(
@@ -118,12 +221,14 @@ def _parser() -> argparse.ArgumentParser:
                          "paper's base count c (default 1,100,10000)")
     sp.add_argument("--datatype", default="int", help="element type: byte, int, double (default int)")
     params_help(sp)
-    sp.add_argument("--root", type=int, help="root (default p/2, as in the gatherv paper)")
-    sp.add_argument("--reps", type=int, default=75, help="timed repetitions (default 75)")
-    sp.add_argument("--warmup", type=int, default=10, help="untimed warm-up calls (default 10)")
-    sp.add_argument("--time-limit", type=float, default=0.0,
+    sp.add_argument("--root", type=_int_type(0), help="root (default p/2, as in the gatherv paper)")
+    sp.add_argument("--reps", type=_int_type(1), default=75, help="timed repetitions (default 75)")
+    sp.add_argument("--warmup", type=_int_type(0), default=10,
+                    help="untimed warm-up calls (default 10)")
+    sp.add_argument("--time-limit", type=_cost, default=0.0,
                     help="seconds one measurement may take; exceeding it is an error (default: none)")
-    sp.add_argument("--seed", type=int, default=0, help="seed for random sizes and data")
+    sp.add_argument("--seed", type=_int_type(0), default=0, help="seed for random sizes and data")
+    stall_option(sp)
     sp.add_argument("--out", help="CSV file to append rows to (created with a header if new)")
     sp.add_argument("--no-progress", action="store_true", help="no progress bar")
     common(sp)
@@ -136,7 +241,10 @@ def _parser() -> argparse.ArgumentParser:
                     "'tuwviz bench' CSV, with average and minimum times. Companion operations "
                     "the CSV lacks (the library's gather and allreduce on the same p) are "
                     "measured first and appended to the CSV. Prints the table in the layout of "
-                    "the gatherv paper's Tables 1-5, violations marked * and listed in words.",
+                    "the gatherv paper's Tables 1-5, violations marked * and listed in words: only "
+                    "those beyond the run's own noise (the left side exceeds the right by more "
+                    "than the repetitions' spread, median - min); smaller differences are "
+                    "counted in the caption, not marked.",
     )
     sp.add_argument("csv", help="results CSV written by 'tuwviz bench ... --out'")
     group = sp.add_mutually_exclusive_group()
@@ -152,9 +260,14 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--mark", default="avg,min",
                     help="statistics whose violations are marked (default avg,min; the paper "
                          "marks min only)")
-    sp.add_argument("--reps", type=int, help="repetitions for new measurements (default: the CSV's)")
-    sp.add_argument("--warmup", type=int, help="warm-up calls for new measurements (default: the CSV's)")
-    sp.add_argument("--seed", type=int, default=0,
+    sp.add_argument("--no-noise", dest="noise", action="store_false",
+                    help="mark every difference, however small, as the paper's tables do "
+                         "(default: only differences beyond the run's noise)")
+    sp.add_argument("--reps", type=_int_type(1),
+                    help="repetitions for new measurements (default: the CSV's)")
+    sp.add_argument("--warmup", type=_int_type(0),
+                    help="warm-up calls for new measurements (default: the CSV's)")
+    sp.add_argument("--seed", type=_int_type(0), default=0,
                     help="seed the CSV was measured with (for random block sizes; default 0)")
     sp.add_argument("--no-progress", action="store_true", help="no progress bar")
     common(sp)
@@ -167,29 +280,41 @@ def _parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("collective", help="the collective, e.g. gatherv")
     sp.add_argument("algorithm", nargs="?", help="algorithm (default: every modelled one)")
-    sp.add_argument("--np", type=int, default=8, help="number of processes p (default 8)")
-    sp.add_argument("--root", type=int, help="root (default p/2)")
+    sp.add_argument("--np", type=_int_type(1), default=8, help="number of processes p (default 8)")
+    sp.add_argument("--root", type=_int_type(0), help="root (default p/2)")
     sp.add_argument("--dist", default="same", help=f"distribution ({dists})")
-    sp.add_argument("--b", type=int, default=100, help="average block size b in elements (default 100)")
+    sp.add_argument("--b", type=_int_type(0), default=100,
+                    help="average block size b in elements (default 100)")
     sp.add_argument("--counts", help="explicit block sizes m_0,...,m_{p-1} instead of --dist/--b")
     sp.add_argument("--datatype", default="int", help="element type: byte, int, double")
-    params_help(sp, grid=False)
-    sp.add_argument("--alpha", type=float, default=1e-6, help="latency per message, s (default 1e-6)")
-    sp.add_argument("--beta", type=float, default=1e-9, help="time per byte, s (default 1e-9)")
-    sp.add_argument("--gamma", type=float, default=0.0, help="time per reduced element, s")
-    sp.add_argument("--seed", type=int, default=0)
+    params_help(sp, grid=False, skip=("alpha", "beta"))
+    sp.add_argument("--alpha", type=_cost, default=1e-6, help="latency per message, s (default 1e-6)")
+    sp.add_argument("--beta", type=_cost, default=1e-9, help="time per byte, s (default 1e-9)")
+    sp.add_argument("--gamma", type=_cost, default=0.0, help="time per reduced element, s")
+    sp.add_argument("--seed", type=_int_type(0), default=0,
+                    help="seed for the random block sizes of --dist random and spikes "
+                         "(default 0)")
+    from .model import MAX_MESSAGES
+
+    sp.add_argument("--max-messages", type=_int_type(1), default=MAX_MESSAGES,
+                    help=f"refuse schedules estimated to have more messages (default "
+                         f"{MAX_MESSAGES:,}, or TUWVIZ_MAX_MODEL_MESSAGES)")
     common(sp)
 
     sp = sub.add_parser(
-        "lab", help="start JupyterLab on 127.0.0.1 (token on) in notebooks/",
-        description="Start JupyterLab in the notebooks folder, bound to 127.0.0.1 with a token. "
-                    "On a login node, reach it through an SSH tunnel (ssh -L 8888:127.0.0.1:8888).",
+        "lab", help="start JupyterLab on 127.0.0.1 (token on), showing notebooks/",
+        description="Start JupyterLab bound to 127.0.0.1 with a token. Its root is the "
+                    "repository, so the C kernels (kernels_c/) can be opened and edited next to "
+                    "the notebooks; it opens in notebooks/. On a login node, reach it through "
+                    "an SSH tunnel (ssh -L 8888:127.0.0.1:8888).",
     )
-    sp.add_argument("--port", type=int, default=8888)
+    sp.add_argument("--port", type=_int_type(1, 65535), default=8888,
+                    help="port, 1-65535 (default 8888)")
     sp.add_argument("--ip", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sp.add_argument("--no-browser", action="store_true", help="do not open a browser")
     sp.add_argument("--dry-run", action="store_true", help="print the command instead of running it")
-    common(sp)
+    sp.add_argument("--json", action="store_true",
+                    help="print the command as JSON instead of running it")
     return p
 
 
@@ -200,25 +325,40 @@ def _names(text):
 
 
 def cmd_list(args) -> int:
-    from .collectives import COLLECTIVES
+    from .collectives import collective
     from .kernels import algorithms
-    from .model import SCHEDULES
     from .report import text_table
+    from .table import RESTRICTIONS, load_table
 
     colls = _names(args.collective)
+    wanted = None if colls is None else {collective(c).name for c in colls}  # unknown: raises
     rows = [
         {"collective": a.collective, "algorithm": a.name,
-         "model": "yes" if a.name in SCHEDULES.get(a.collective, {}) else "-",
+         "model": "yes" if a.model else "-",
+         "restrictions": ", ".join(RESTRICTIONS[r] for r in a.restrictions) or "-",
+         "in_place": "yes" if a.in_place else "-",
+         "parameters": ", ".join(q.name for q in a.params) or "-",
          "description": a.description}
         for a in algorithms()
-        if colls is None or a.collective in [COLLECTIVES[c].name if c in COLLECTIVES else c for c in colls]
+        if wanted is None or a.collective in wanted
     ]
-    if colls:
-        for c in colls:
-            from .collectives import collective
-
-            collective(c)  # unknown names raise with the valid ones
-    print(json.dumps(rows, indent=2) if args.json else text_table(rows))
+    used = {q.name: q for r in load_table() for q in r.params
+            if wanted is None or r.collective in wanted}
+    if args.json:
+        spec = {q.name: {"name": q.name, "option": q.option, "type": q.type,
+                         "default": q.default, "min": q.min, "max": q.max, "above": q.above,
+                         "choices": list(q.choices), "help": q.help, "c_setter": q.setter}
+                for q in used.values()}
+        for r in rows:  # the full definitions, not just names
+            r["parameters"] = [spec[n] for n in r["parameters"].split(", ") if n in spec]
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(text_table(rows))
+    if used:
+        print("\ntuning parameters (set with the option, e.g. --block-bytes 4096, or "
+              "params={...} in Python):")
+        for q in used.values():
+            print(f"  {q.option:<14} {q.describe()}  [C: {q.setter}]")
     return 0
 
 
@@ -226,31 +366,51 @@ def cmd_verify(args) -> int:
     from .sweep import parse_int_list
     from .verify import verify
 
-    report = verify(
-        _names(args.collective), _names(args.algorithms), parse_int_list(args.np),
-        _names(args.dist), parse_int_list(args.b),
-        parse_int_list(args.roots) if args.roots else None, args.seed,
-        progress=not args.json and sys.stderr.isatty(),
-    )
+    # verify() checks everything and builds every case before it starts any rank
+    ps, bs = _np_list(args.np), _b_list(args.b)
+    roots = parse_int_list(args.roots, name="--roots", lo=0) if args.roots is not None else None
+    colls, algs, dists = _names(args.collective), _names(args.algorithms), _names(args.dist)
+    try:
+        report = verify(colls, algs, ps, dists, bs, roots, args.seed,
+                        progress=not args.json and sys.stderr.isatty(), stall_limit=args.stall_limit)
+    except TuwvizError as exc:
+        report = getattr(exc, "report", None)
+        if report is None or report.aborted is None:
+            raise
+        # a rank died or hung: the cases finished before it are results too
+        print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
     return 0 if report.ok else 1
 
 
 def cmd_bench(args) -> int:
-    from .bench import bench
-    from .report import text_table
-    from .sweep import parse_int_list
-
-    if args.out:
-        print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
+    from .bench import ROW_FIELDS, bench, bench_cases, check_output
+    from .collectives import collective
     from .problems import default_distributions
+    from .report import text_table
 
-    dists = _names(args.dist) or [default_distributions(args.collective)[0]]
+    # every argument is checked before anything is measured or written
+    ps, bs = _np_list(args.np), _b_list(args.b)
+    coll = collective(args.collective)
+    if args.root is not None and not coll.rooted:
+        raise ValueError(f"--root: {coll.name} has no root")
+    algorithms = _names(args.algorithms)
+    if not algorithms:
+        raise ValueError(f"--algorithms: empty selection {args.algorithms!r}")
+    dists = _names(args.dist) or [default_distributions(coll.name)[0]]
+    params = _param_grid(args)
+    bench_cases(coll.name, algorithms, ps, dists, bs, args.root, args.seed, args.reps,
+                args.warmup, args.time_limit, args.datatype, params)
+    if args.out:
+        check_output(args.out, fields=ROW_FIELDS)
+        print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
     df = bench(
-        args.collective, _names(args.algorithms) or ["native"], parse_int_list(args.np),
-        dists, parse_int_list(args.b), out=args.out, root=args.root, seed=args.seed,
+        coll.name, algorithms, ps, dists, bs, out=args.out, root=args.root, seed=args.seed,
         reps=args.reps, warmup=args.warmup, time_limit=args.time_limit, datatype=args.datatype,
-        params=_param_grid(args), progress=not args.no_progress and not args.json,
+        params=params, progress=not args.no_progress and not args.json,
+        stall_limit=args.stall_limit,
     )
     if args.json:
         print(df.to_json(orient="records", indent=2))
@@ -259,6 +419,8 @@ def cmd_bench(args) -> int:
             "median_us", "mean_us", "ratio_to_native"]
     if not df["params"].astype(bool).any():
         cols.remove("params")
+    if not coll.rooted:  # the CSV has root 0 in every row (one layout); here it means nothing
+        cols.remove("root")
     print(text_table(df[cols].to_dict("records")))
     first = df.iloc[0]
     label = "oversubscribed" if first["oversubscribed"] else "not oversubscribed"
@@ -269,7 +431,12 @@ def cmd_bench(args) -> int:
 
 def cmd_guidelines(args) -> int:
     from . import guidelines as gl
+    from .bench import check_output
 
+    # every argument is checked before anything is measured or written
+    mark = gl.check_stats(_names(args.mark) or [], "--mark")
+    if args.html:
+        check_output(args.html, "--html")
     df = gl.load_results(args.csv)
     layouts = [k for k in gl.LAYOUTS if (df["collective"] == k).any()]
     if not layouts:
@@ -277,10 +444,16 @@ def cmd_guidelines(args) -> int:
         raise ValueError(f"{args.csv} has no rows of {', '.join(gl.LAYOUTS)} (it has {have}); "
                          f"benchmark one first, e.g. 'tuwviz bench gatherv --out {args.csv}'")
     algorithms = _names(args.algorithms)
-    mark = _names(args.mark) or []
+    if algorithms:
+        have = set(df["algorithm"])
+        unknown = [a for a in algorithms if a not in have]
+        if unknown:
+            raise ValueError(f"--algorithms: {unknown[0]!r} has no rows in {args.csv}; it has: "
+                             f"{', '.join(sorted(have))}")
     if args.measure:
         missing = gl.missing_operations(df, algorithms=algorithms)
         if missing:
+            check_output(args.csv, "the CSV")  # rows are appended to it
             print(f"measuring {len(missing)} missing companion operation(s), appending to "
                   f"{args.csv}:", file=sys.stderr)
             for mo in missing:
@@ -290,11 +463,13 @@ def cmd_guidelines(args) -> int:
                                progress=not args.no_progress and not args.json)
             df = gl.load_results(args.csv)
     # one table per collective and p, as in the paper
-    tables = [gl.guideline_table(df, k, algorithms=algorithms, mark=mark, p=p)
+    tables = [gl.guideline_table(df, k, algorithms=algorithms, mark=mark, p=p,
+                                 noise=args.noise)
               for k in layouts for p in gl.table_ps(df, k)]
     if args.html:
         plots = [gl.LAYOUTS[k].plot for k in layouts if gl.LAYOUTS[k].plot]
-        figure = gl.guideline_figure(df, plots[0], algorithms=algorithms) if plots else None
+        figure = gl.guideline_figure(df, plots[0], algorithms=algorithms,
+                                     noise=args.noise) if plots else None
         path = gl.save_page(args.html, tables, figure,
                             title=f"tuwviz guidelines: {Path(args.csv).name}")
         print(f"wrote {path}", file=sys.stderr)
@@ -308,44 +483,77 @@ def cmd_guidelines(args) -> int:
 
 def cmd_model(args) -> int:
     from . import model
+    from .collectives import collective
+    from .params import check_params
     from .problems import Problem, make_problem
 
-    if args.counts:
+    info = collective(args.collective)
+    if args.root is not None and not info.rooted:
+        raise ValueError(f"--root: {info.name} has no root")
+    names = [args.algorithm] if args.algorithm else model.algorithms(info.name)
+    valid = model.algorithms(info.name)
+    for name in names:  # unknown names fail before the problem is built
+        if name not in valid:
+            raise ValueError(f"no model for algorithm {name!r} of {info.name}; "
+                             f"models exist for: {', '.join(valid)}")
+    if args.counts is not None:
         from .sweep import parse_int_list
 
-        counts = parse_int_list(args.counts)
+        counts = parse_int_list(args.counts, name="--counts", lo=0,
+                                max_values=args.max_messages + 1)
         p = len(counts)
-        root = p // 2 if args.root is None else args.root
-        problem = Problem(args.collective, p, root, counts, datatype=args.datatype)
+        root = (p // 2 if info.rooted else 0) if args.root is None else args.root
+        if root >= p:
+            raise ValueError(f"--root: root {root} out of range 0..{p - 1} for the {p} --counts")
+        problem = Problem(info.name, p, root, counts, datatype=args.datatype)
     else:
-        problem = make_problem(args.collective, args.np, args.dist, args.b, root=args.root,
+        if args.np - 1 > args.max_messages:  # every model sends at least p - 1 messages
+            raise ValueError(
+                f"--np {args.np}: a model on p={args.np} needs at least {args.np - 1:,} "
+                f"messages, above the bound of {args.max_messages:,}; raise it with "
+                f"--max-messages")
+        problem = make_problem(info.name, args.np, args.dist, args.b, root=args.root,
                                seed=args.seed, datatype=args.datatype)
-    from .params import ALGORITHM_PARAMS
+    from .table import load_table
 
-    names = [args.algorithm] if args.algorithm else model.algorithms(problem.collective)
     grid = {k: v[0] for k, v in _param_grid(args).items()}
     out = []
+    takes = {name: [q.name for q in load_table().find(problem.collective, name).params]
+             if name in model.algorithms(problem.collective) else list(grid) for name in names}
+    unused = [k for k in grid if not any(k in valid for valid in takes.values())]
+    if unused and not args.algorithm:  # one named algorithm: schedule() names the problem
+        raise ValueError(f"no {problem.collective} algorithm takes the parameter {unused[0]}")
+    # estimate every schedule's size before building any
     for name in names:
-        valid = ALGORITHM_PARAMS.get((problem.collective, name), ())
-        s = model.schedule(problem.collective, name, problem,
-                           **{k: v for k, v in grid.items() if k in valid})
+        params = grid if args.algorithm else {k: v for k, v in grid.items() if k in takes[name]}
+        params = check_params(problem.collective, name, params, problem.p)
+        model.check_messages(problem.collective, name, problem, args.max_messages, **params)
+    for name in names:
+        # a named algorithm gets every given parameter, so one it does not take is an error
+        params = grid if args.algorithm else {k: v for k, v in grid.items() if k in takes[name]}
+        s = model.schedule(problem.collective, name, problem, max_messages=args.max_messages,
+                           **params)
         r = model.simulate(s, args.alpha, args.beta, args.gamma)
         out.append((s, r))
     if args.json:
         print(json.dumps([{"schedule": s.to_dict(), "prediction": r.to_dict(), "label": "model"}
                           for s, r in out], indent=2))
     else:
-        print("\n\n".join(model.format_report(s, r) for s, r in out))
+        # fit the terminal (or COLUMNS); piped into a file, lines keep their full length
+        width = shutil.get_terminal_size((0, 0)).columns or None
+        print("\n\n".join(model.format_report(s, r, width=width) for s, r in out))
     return 0
 
 
 def cmd_lab(args) -> int:
-    notebooks = Path(__file__).resolve().parent.parent / "notebooks"
+    # the repository is the root, so kernels_c/ is in Lab's file browser, editable; Lab
+    # opens in notebooks/, where a student starts
+    repo = Path(__file__).resolve().parent.parent
     jupyter = shutil.which("jupyter", path=os.path.join(sys.prefix, "bin")) or shutil.which("jupyter")
     if jupyter is None:
         raise TuwvizError("jupyter is not installed in this environment: run 'make lab'")
     cmd = [jupyter, "lab", f"--ServerApp.ip={args.ip}", f"--ServerApp.port={args.port}",
-           f"--ServerApp.root_dir={notebooks}"]
+           f"--ServerApp.root_dir={repo}", "--LabApp.default_url=/lab/tree/notebooks"]
     if args.no_browser:
         cmd.append("--no-browser")
     if os.geteuid() == 0:
@@ -358,11 +566,44 @@ def cmd_lab(args) -> int:
         return 0
     # engines started from notebooks must find this environment's mpiexec
     env = {**os.environ, "PATH": os.pathsep.join([os.path.join(sys.prefix, "bin"), os.environ.get("PATH", "")])}
-    return subprocess.call(cmd, env=env)
+    from . import reaper
+
+    proc = subprocess.Popen(cmd, env=env)
+    reaper.watch(proc.pid)  # if this process is killed outright, JupyterLab and its kernels go too
+    try:
+        return proc.wait()
+    finally:
+        if proc.poll() is None:
+            # SIGTERM lets JupyterLab shut its kernels down (they stop their clusters)
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        reaper.forget(proc.pid)
 
 
 COMMANDS = {"list": cmd_list, "verify": cmd_verify, "bench": cmd_bench,
             "guidelines": cmd_guidelines, "model": cmd_model, "lab": cmd_lab}
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: unwind like Ctrl-C, so every clean-up runs."""
+
+
+_ended_by: list[int] = []
+
+
+def _terminate(signum, frame) -> None:
+    if _ended_by:
+        return  # already unwinding: let the clean-up finish
+    _ended_by.append(signum)
+    raise _Terminated(f"ended by signal {signum}")
+
+
+#: Commands that append result rows to a CSV as they are measured.
+_SAVES_ROWS = ("bench", "guidelines")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -372,14 +613,35 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    import signal
+
+    # `timeout`, schedulers and JupyterLab end a process with SIGTERM; Python's default
+    # would die on the spot, leaving mpiexec, ranks and temporary files behind
+    previous = {sig: signal.signal(sig, _terminate) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return COMMANDS[args.command](args)
     except (TuwvizError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1 if isinstance(exc, TuwvizError) else 2
+    except BrokenPipeError:
+        # the reader stopped (`tuwviz model ... | head`): end quietly, as Unix tools do,
+        # and keep Python from failing again when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+    except OSError as exc:  # e.g. the disk filled up while rows were being written
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
-        print("interrupted; rows measured so far are saved", file=sys.stderr)
-        return 130
+        how = f"ended by signal {_ended_by[0]}" if _ended_by else "interrupted"
+        # only bench and guidelines write rows as they measure
+        saved = "; rows measured so far are saved" if args.command in _SAVES_ROWS else ""
+        print(f"{how}{saved}", file=sys.stderr)
+        return 128 + (_ended_by[0] if _ended_by else signal.SIGINT)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        _ended_by.clear()
 
 
 if __name__ == "__main__":

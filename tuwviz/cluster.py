@@ -9,21 +9,35 @@ runs (:mod:`tuwviz.runner`).  Use it as a context manager so the engines always 
         report = cluster.verify(["gatherv"])
         df = cluster.bench("gatherv", ["native", "linear"], bs=[1, 100, 10000])
 
-If a rank raises or dies during a run, the run stops within seconds, the error names the
-rank, and the engines are stopped (others would wait forever inside MPI); the next call
-restarts them.  Ctrl-C (interrupting the notebook kernel) does the same.
+If a rank raises, dies or stops responding during a run, the run stops within seconds,
+the error names the rank, and the engines are stopped (others would wait forever inside
+MPI); the next call restarts them.  Ctrl-C (interrupting the notebook kernel) does the
+same.  A run with no result for ``stall_limit`` seconds is stopped as hung, naming the
+ranks that have not finished.
+
+Nothing outlives the driver: if the Python process holding the cluster ends in any way
+(SIGTERM, SIGKILL, a Jupyter kernel restart), its :mod:`~tuwviz.reaper` stops the
+controller, mpiexec and the engines within seconds and removes the cluster's files, and
+the engines exit by themselves once their connection to the driver breaks
+(:mod:`tuwviz.watch`).  Everything listens on 127.0.0.1 only (see the README's
+"What listens where").
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Callable
 
+from . import reaper
 from .errors import RankFailure, TuwvizError
-from .launch import check_ranks, mpi_env
+from .launch import (SILENT_LIMIT, STALL_LIMIT, check_ranks, check_stall_limit, local_mpi_command,
+                     loopback_env, mpi_env, start_with_retries)
 from .watch import ENV_VAR as WATCH_ENV
 from .watch import RankWatch
 
@@ -68,6 +82,10 @@ class LocalCluster:
         MPICH heavy-yield mode for the engines (default: on when oversubscribed).
     start_timeout : float
         Seconds to wait for all engines to register.
+    stall_limit : float
+        Seconds a call may go without any rank finishing before it is stopped as hung
+        (default :data:`tuwviz.launch.STALL_LIMIT`); a rank that sends no heartbeat for
+        30 s (stopped, frozen) is named at once.
 
     Examples
     --------
@@ -79,8 +97,9 @@ class LocalCluster:
     """
 
     def __init__(self, n: int = 4, profile: str = "local", heavy_yield: bool | None = None,
-                 start_timeout: float = 120.0):
+                 start_timeout: float = 120.0, stall_limit: float = STALL_LIMIT):
         check_ranks(n)
+        self.stall_limit = check_stall_limit(stall_limit)
         self.n = n
         self.profile_dir = PROFILES_DIR / profile
         if not (self.profile_dir / "ipcluster_config.py").exists():
@@ -97,7 +116,17 @@ class LocalCluster:
 
     # -- life cycle ------------------------------------------------------------------------
     def start(self) -> "LocalCluster":
-        """Start controller and engines; returns self."""
+        """Start controller and engines; returns self.
+
+        Engines whose MPI never starts (see :data:`tuwviz.launch.STARTUP_ATTEMPTS`) are
+        started again, with a note on stderr.
+        """
+        from ipyparallel.error import EngineError
+
+        # EngineError: the engines' mpiexec ended before they registered
+        return start_with_retries(self._start_once, EngineError, "MPI engines")
+
+    def _start_once(self) -> "LocalCluster":
         import ipyparallel as ipp
         from traitlets.config import Config
 
@@ -105,21 +134,62 @@ class LocalCluster:
         self._watch = RankWatch()
         here = str(Path(__file__).resolve().parent.parent)
         cfg.EngineLauncher.environment = {
+            **loopback_env(),
             **mpi_env(self.n, self.heavy_yield),
             "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
             WATCH_ENV: self._watch.address,
         }
         # engines start as `mpiexec ... python -m ipyparallel.engine`: use this Python's
-        # MPI, whatever PATH says
-        cfg.MPILauncher.mpi_cmd = [_mpiexec()]
+        # MPI, whatever PATH says, and its single-machine launcher (no TCP port)
+        cfg.MPILauncher.mpi_cmd = local_mpi_command()
+        cluster_id = f"tuwviz-{uuid.uuid4().hex[:8]}"
         self._cluster = ipp.Cluster(
             profile_dir=str(self.profile_dir), n=self.n, config=cfg,
-            cluster_id=f"tuwviz-{uuid.uuid4().hex[:8]}", controller_ip="127.0.0.1",
+            cluster_id=cluster_id, controller_ip="127.0.0.1",
             shutdown_atexit=True, log_level=40,
         )
-        self._client = self._cluster.start_and_connect_sync(n=self.n)
-        self._connect_engines()
+        for sub in ("security", "log"):  # if the driver is killed, these go too
+            reaper.remove_on_exit(self.profile_dir / sub / f"*{cluster_id}*")
+        try:
+            with self._watching_processes():
+                self._client = self._cluster.start_and_connect_sync(n=self.n)
+            self._connect_engines()
+        except BaseException:
+            # Ctrl-C or a failure while starting: stop what did start
+            self.stop()
+            raise
         return self
+
+    @contextlib.contextmanager
+    def _watching_processes(self):
+        """Hand the controller and each engines' mpiexec to the reaper the moment it exists.
+
+        ipyparallel starts them deep inside one call that takes seconds; a driver killed
+        meanwhile must not leave them behind, so a thread looks for new ones every 0.1 s.
+        """
+        done = threading.Event()
+        handed: set[int] = set()
+
+        def look():
+            cluster = self._cluster
+            for launcher in [cluster.controller, *list(cluster.engines.values())]:
+                pid = getattr(launcher, "pid", None) if launcher is not None else None
+                if pid and pid not in handed:
+                    handed.add(pid)
+                    reaper.watch(pid)
+
+        def loop():
+            while not done.wait(0.1):
+                look()
+
+        thread = threading.Thread(target=loop, name="tuwviz-reaper-handover", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
+            look()
 
     def _connect_engines(self) -> None:
         self._client.wait_for_engines(self.n, timeout=self.start_timeout)
@@ -131,16 +201,20 @@ class LocalCluster:
         self._broken = False
 
     def stop(self) -> None:
-        """Stop engines and controller (safe to call twice)."""
+        """Stop engines and controller and remove the cluster's files (safe to call twice)."""
         if self._cluster is not None:
+            cluster, self._cluster = self._cluster, None
             try:
-                self._watch.forget()
-                self._cluster.stop_cluster_sync()
+                self._watch.forget(release=True)
+                cluster.stop_cluster_sync()
             finally:
                 if self._client is not None:
                     self._client.close()
                 self._watch.close()
-                self._cluster = self._client = None
+                self._client = None
+                for sub in ("security", "log"):
+                    for path in (self.profile_dir / sub).glob(f"*{cluster.cluster_id}*"):
+                        path.unlink(missing_ok=True)
 
     def restart(self) -> None:
         """Stop the engines if any are left and start a fresh set (after a failure)."""
@@ -148,15 +222,17 @@ class LocalCluster:
             self.start()
             return
         self._stop_engines()
-        self._cluster.start_engines_sync(n=self.n)
+        with self._watching_processes():
+            self._cluster.start_engines_sync(n=self.n)
         self._connect_engines()
 
     def _stop_engines(self) -> None:
-        self._watch.forget()
+        self._watch.forget(release=True)  # engines exit by themselves, even if stuck in MPI
         try:
             self._cluster.stop_engines_sync()
         except Exception:  # noqa: BLE001 - they may already be dead
             pass
+        _end_processes([i["pid"] for i in self._infos if i.get("host") == socket.gethostname()])
         self._broken = True
         # wait until the controller has seen them go, or a restart would count them
         t0 = time.monotonic()
@@ -232,9 +308,8 @@ class LocalCluster:
 
     def _wait(self, pending: list, timeout: float | None) -> list:
         """Wait for one result per rank; stop everything within seconds if one fails."""
-        import ipyparallel as ipp
-
         t0 = time.monotonic()
+        limit = self.stall_limit if timeout is None else timeout
         failed_at = None
         try:
             while True:
@@ -247,9 +322,11 @@ class LocalCluster:
                 self._raise_if_dead()
                 if failed_at is not None and time.monotonic() - failed_at > FAILURE_GRACE:
                     break  # the others are stuck waiting for the failed rank
-                if timeout is not None and time.monotonic() - t0 > timeout:
+                silent = self._watch.silent(min(SILENT_LIMIT, limit))
+                if silent or time.monotonic() - t0 > limit:
                     self._stop_engines()
-                    raise RankFailure(f"no result after {timeout:.0f} s; engines stopped")
+                    raise self._stalled(silent, [r for r, d in enumerate(done) if not d],
+                                        time.monotonic() - t0)
                 time.sleep(0.05)
         except KeyboardInterrupt:
             self._stop_engines()
@@ -268,6 +345,21 @@ class LocalCluster:
         if not all(ar.ready() for ar in pending) or any(_died(e) for _, e in errors):
             self._stop_engines()
         raise failure
+
+    def _stalled(self, silent: list[int], unfinished: list[int], waited: float) -> RankFailure:
+        """The error for a call that stopped making progress, naming the ranks to blame."""
+        def names(ranks):
+            return ", ".join(f"rank {r} (pid {self._infos[r]['pid']})" for r in ranks)
+
+        tail = "; engines stopped (the next call restarts them)"
+        if silent:
+            return RankFailure(f"{names(silent)} stopped responding (no heartbeat for "
+                               f"{min(SILENT_LIMIT, self.stall_limit):.0f} s or more: stopped or "
+                               f"frozen){tail}", rank=silent[0])
+        who = (f"{names(unfinished)} had not finished while the others had"
+               if len(unfinished) < len(self._engines) else "no rank had finished")
+        return RankFailure(f"no result after {waited:.0f} s: {who} (the no-progress limit is "
+                           f"stall_limit={self.stall_limit:g}){tail}", rank=unfinished[0])
 
     def _describe(self, errors: list) -> RankFailure:
         """Turn engine errors into one RankFailure naming the rank that failed first."""
@@ -292,8 +384,14 @@ class LocalCluster:
             raise ValueError(f"cases need {nranks} ranks but the cluster has {self.n} engines")
         if on_start is not None:
             on_start(self.rank_infos(nranks))
+        from .launch import describe_case
+
         for i, case in enumerate(cases):
-            result = self.apply(_engine_run_case, case)[0]
+            try:
+                result = self.apply(_engine_run_case, case)[0]
+            except RankFailure as exc:  # say which case it was, as mpiexec runs do
+                exc.case = exc.case or describe_case(case, i, len(cases))
+                raise
             if on_result is not None:
                 on_result(i, case, result)
 
@@ -332,6 +430,20 @@ class LocalCluster:
     def __repr__(self) -> str:
         state = "running" if self._cluster is not None else "stopped"
         return f"<LocalCluster n={self.n} profile={self.profile_dir.name} {state}>"
+
+
+def _end_processes(pids: list[int], grace: float = 3.0) -> None:
+    """Make sure the engine processes `pids` (and their nannies) are gone."""
+    import psutil
+
+    procs = []
+    for pid in pids:
+        try:
+            proc = psutil.Process(pid)
+            procs += [proc, *proc.children(recursive=True)]
+        except psutil.Error:
+            pass
+    reaper.end_processes(procs, grace, terminate=False)  # they were asked to stop already
 
 
 def _rank_in(text: str) -> int | None:

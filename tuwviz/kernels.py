@@ -5,6 +5,12 @@ into one shared library, cached under a hash of the sources, compiler and flags:
 ``.c`` file, call a tuwviz function again, and the library is rebuilt and loaded under a
 new name (so even a running engine picks up the new code).
 
+The C registry of algorithms is generated from the algorithm table,
+``kernels_c/algorithms.toml`` (:mod:`tuwviz.table`), and compiled with the sources; when
+the library is loaded, its registry and the C constants Python mirrors (datatype and
+operator codes, ring orders, message sizes, struct layouts) are checked against their
+Python copies, and a difference is an error that names it.
+
 Examples
 --------
 >>> [a.name for a in algorithms("gatherv")]
@@ -20,11 +26,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+import time
+import json
+import math
 from pathlib import Path
 
-from .collectives import COLLECTIVES, collective
+from .collectives import COLLECTIVES
 from .errors import KernelBuildError, MPINotFoundError
+from .table import Row, load_table, table_path
 
 __all__ = [
     "Algorithm",
@@ -33,8 +42,12 @@ __all__ = [
     "build",
     "find_algorithm",
     "find_mpicc",
+    "mirrored_constants",
+    "registry_source",
     "library_path",
     "load",
+    "sanitize_env",
+    "sanitizer",
     "sources_dir",
 ]
 
@@ -48,6 +61,57 @@ def sources_dir() -> Path:
     return Path(os.environ.get("TUWVIZ_KERNELS", KERNELS_DIR))
 
 CFLAGS = ["-O2", "-g", "-Wall", "-fPIC", "-shared"]
+
+#: ``TUWVIZ_SANITIZE`` values and the flags they add (a separate library, see
+#: :func:`library_path`, so normal and sanitized builds coexist).
+SANITIZERS = {"address": ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]}
+
+
+def sanitizer() -> str | None:
+    """The sanitizer ``TUWVIZ_SANITIZE`` asks for (None if unset or empty).
+
+    Raises
+    ------
+    KernelBuildError
+        For a value other than those of :data:`SANITIZERS`.
+    """
+    name = os.environ.get("TUWVIZ_SANITIZE", "").strip()
+    if not name:
+        return None
+    if name not in SANITIZERS:
+        raise KernelBuildError(f"TUWVIZ_SANITIZE={name} is not supported; valid values: "
+                               f"{', '.join(SANITIZERS)}")
+    return name
+
+
+def _cflags() -> list[str]:
+    name = sanitizer()
+    return CFLAGS + (SANITIZERS[name] if name else [])
+
+
+def sanitize_env(name: str = "address", compiler: str = "gcc") -> dict[str, str]:
+    """Environment the MPI ranks of a sanitized run need.
+
+    Python itself is not built with ASan, so its runtime must be loaded first
+    (``LD_PRELOAD`` of the compiler's ``libasan.so``); leak checking is off because Python
+    and MPICH keep memory until exit on purpose, which would drown the kernels' reports.
+
+    Examples
+    --------
+    >>> env = sanitize_env()
+    >>> env["TUWVIZ_SANITIZE"], "libasan" in env["LD_PRELOAD"]
+    ('address', True)
+    """
+    if name not in SANITIZERS:
+        raise KernelBuildError(f"no sanitizer {name!r}; valid: {', '.join(SANITIZERS)}")
+    lib = subprocess.run([compiler, "-print-file-name=libasan.so"], capture_output=True,
+                         text=True).stdout.strip()
+    if not lib or not os.path.isabs(lib) or not os.path.exists(lib):
+        raise KernelBuildError(f"{compiler} has no libasan.so (got {lib!r}): install the "
+                               f"compiler's AddressSanitizer runtime (libasan)")
+    return {"TUWVIZ_SANITIZE": name, "LD_PRELOAD": lib,
+            # abort_on_error: a report ends the rank with a non-zero status
+            "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1:halt_on_error=1"}
 
 _loaded: dict[Path, ctypes.CDLL] = {}
 
@@ -83,7 +147,61 @@ def find_mpicc() -> str:
 
 
 def _sources(kernels_dir: Path) -> list[Path]:
-    return sorted(p for p in kernels_dir.rglob("*") if p.suffix in (".c", ".h") and p.is_file())
+    return [kernels_dir / rel for rel, _ in _stat_sources(kernels_dir)]
+
+
+def _stat_sources(kernels_dir: Path, prefix: str = "") -> list[tuple[str, tuple[int, int, int]]]:
+    # (relative path, (mtime_ns, size, inode)) of every source, sorted: a cheap walk
+    found = []
+    try:
+        entries = sorted(os.scandir(kernels_dir), key=lambda e: e.name)
+    except FileNotFoundError:  # removed while we walked
+        return found
+    for entry in entries:
+        rel = prefix + entry.name
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                found += _stat_sources(Path(entry.path), rel + "/")
+            elif entry.name.endswith((".c", ".h", ".toml")) and entry.is_file():
+                st = entry.stat()
+                found.append((rel, (st.st_mtime_ns, st.st_size, st.st_ino)))
+        except FileNotFoundError:
+            continue
+    return found
+
+
+#: Digest of the sources per (directory, compiler flags, file stats): library_path runs
+#: on every case an engine runs, and reading every source each time cost milliseconds.
+#: A file that is edited changes its mtime, size or inode, so the digest is recomputed.
+_digests: dict[tuple, str] = {}
+
+
+def registry_source(kernels_dir: Path | None = None) -> str:
+    """The C registry generated from the algorithm table of `kernels_dir`.
+
+    One prototype per kernel (``TUW_PROTO``: the collective's MPI signature) and one
+    ``tuw_algorithms[]`` entry per row, in table order, so a row's index is the same in C
+    and Python.
+
+    Examples
+    --------
+    >>> print(registry_source().splitlines()[0])
+    /* generated by tuwviz.kernels from algorithms.toml: do not edit */
+    """
+    table = load_table(kernels_dir)
+    lines = ["/* generated by tuwviz.kernels from algorithms.toml: do not edit */",
+             "#include \"tuwviz.h\"", ""]
+    for r in table:
+        if not r.library:
+            lines.append(f"TUW_PROTO({r.collective.upper()}, {r.function});")
+    lines += ["", "const tuw_algorithm tuw_algorithms[] = {"]
+    for r in table:
+        desc = json.dumps(r.description, ensure_ascii=False)
+        lines.append(f"    {{{json.dumps(r.name)}, TUW_{r.collective.upper()}, "
+                     f"(void (*)(void)){r.function}, {desc}, {r.flags}}},")
+    lines += ["};", "const int tuw_num_algorithms = "
+              "(int)(sizeof tuw_algorithms / sizeof tuw_algorithms[0]);", ""]
+    return "\n".join(lines)
 
 
 def _build_dir() -> Path:
@@ -95,19 +213,26 @@ def library_path(kernels_dir: Path | None = None, mpicc: str | None = None) -> P
     """Path the library for the current sources would have (built or not)."""
     kernels_dir = Path(kernels_dir or sources_dir())
     mpicc = mpicc or find_mpicc()
-    h = hashlib.sha256()
-    h.update(" ".join([mpicc, *CFLAGS]).encode())
-    for src in _sources(kernels_dir):
-        h.update(str(src.relative_to(kernels_dir)).encode())
-        h.update(src.read_bytes())
-    return _build_dir() / f"libtuwviz-{h.hexdigest()[:16]}.so"
+    compiler = " ".join([mpicc, *_cflags()])
+    stats = _stat_sources(kernels_dir)
+    key = (str(kernels_dir), compiler, tuple(stats))
+    if key not in _digests:
+        h = hashlib.sha256()
+        h.update(compiler.encode())
+        for rel, _ in stats:
+            h.update(rel.encode())
+            h.update((kernels_dir / rel).read_bytes())
+        _digests[key] = h.hexdigest()[:16]
+    tag = f"-{sanitizer()}" if sanitizer() else ""
+    return _build_dir() / f"libtuwviz{tag}-{_digests[key]}.so"
 
 
 def build(kernels_dir: Path | None = None, mpicc: str | None = None) -> Path:
     """Compile the kernels if the cached library is missing; return its path.
 
     Safe to call from many processes at once (all MPI engines do): one compiles under a
-    file lock, the others wait and reuse its result.
+    file lock, the others wait and reuse its result.  A compilation is announced on
+    stderr, with the time it took (outside MPI ranks; see :func:`_announcing`).
 
     Raises
     ------
@@ -128,18 +253,52 @@ def build(kernels_dir: Path | None = None, mpicc: str | None = None) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if lib.exists():  # another process built it while we waited
             return lib
+        announce = _announcing()
+        if announce:  # a rebuild takes up to a minute: say so, or the command looks hung
+            why = ("sources changed" if any(lib.parent.glob("libtuwviz*.so"))
+                   else "first build")
+            print(f"compiling C kernels from {kernels_dir} ({why})...", file=sys.stderr,
+                  flush=True)
+        started = time.monotonic()
+        registry = lib.with_suffix(".registry.c")
+        registry.write_text(registry_source(kernels_dir), encoding="utf-8")
         c_files = [str(s) for s in _sources(kernels_dir) if s.suffix == ".c"]
         fd, tmp = tempfile.mkstemp(suffix=".so", dir=lib.parent)
         os.close(fd)
-        cmd = [mpicc, *CFLAGS, "-I", str(kernels_dir / "include"), "-o", tmp, *c_files]
+        # -z defs: a row naming a function no file defines fails here, not at load time
+        cmd = [mpicc, *_cflags(), "-Wl,-z,defs", "-I", str(kernels_dir / "include"), "-o", tmp,
+               *c_files, str(registry), "-lm"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
-            os.unlink(tmp)
+            if os.path.exists(tmp):
+                os.unlink(tmp)
             raise KernelBuildError(
                 f"C kernels failed to compile ({mpicc}):\n{proc.stderr.strip() or proc.stdout}"
+                + _undefined_hint(proc.stderr, kernels_dir)
             )
         os.replace(tmp, lib)  # atomic: nobody ever loads a half-written library
+        if announce:
+            print(f"compiled C kernels in {time.monotonic() - started:.1f} s", file=sys.stderr,
+                  flush=True)
     return lib
+
+
+#: Environment variables an MPI launcher sets in each rank (MPICH's Hydra, PMIx, Open MPI).
+_RANK_ENV = ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
+
+
+def _announcing() -> bool:
+    """Whether :func:`build` announces a compilation on stderr: only outside MPI ranks (the
+    CLI, a notebook's kernel), so p engines that find the sources changed stay quiet (the
+    driver builds before it starts them, and announces)."""
+    return not any(v in os.environ for v in _RANK_ENV)
+
+
+def _undefined_hint(stderr: str, kernels_dir: Path) -> str:
+    missing = [r for r in load_table(kernels_dir) if f"`{r.function}'" in stderr
+               or f"'{r.function}'" in stderr]
+    return "".join(f"\n{table_path(kernels_dir)}: row {r.collective}/{r.name} names function "
+                   f"{r.function}, which no .c file under {kernels_dir} defines" for r in missing)
 
 
 def _comm_ctype():
@@ -216,18 +375,24 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.tuw_trace_copy.argtypes = [ctypes.POINTER(TuwEvent), ctypes.c_int]
     lib.tuw_collective_name.restype = ctypes.c_char_p
     lib.tuw_collective_name.argtypes = [ctypes.c_int]
+    lib.tuw_constant.restype = ctypes.c_double
+    lib.tuw_constant.argtypes = [ctypes.c_char_p]
     # tuning parameters (kernels_c/common/params.c)
     c_int, c_ll, c_double = ctypes.c_int, ctypes.c_longlong, ctypes.c_double
     int_p = ctypes.POINTER(ctypes.c_int)
-    lib.tuw_set_block_bytes.restype = None
+    # setters return MPI_SUCCESS or MPI_ERR_ARG (value out of range)
+    lib.tuw_set_block_bytes.restype = c_int
     lib.tuw_set_block_bytes.argtypes = [c_ll]
     lib.tuw_get_block_bytes.restype = c_ll
     lib.tuw_get_block_bytes.argtypes = []
-    lib.tuw_set_cost_model.restype = None
+    lib.tuw_set_cost_model.restype = c_int
     lib.tuw_set_cost_model.argtypes = [c_double, c_double]
+    for name in ("tuw_set_cost_alpha", "tuw_set_cost_beta"):
+        getattr(lib, name).restype = c_int
+        getattr(lib, name).argtypes = [c_double]
     lib.tuw_get_cost_model.restype = None
     lib.tuw_get_cost_model.argtypes = [ctypes.POINTER(c_double), ctypes.POINTER(c_double)]
-    lib.tuw_set_ring_order.restype = None
+    lib.tuw_set_ring_order.restype = c_int
     lib.tuw_set_ring_order.argtypes = [c_int]
     lib.tuw_get_ring_order.restype = c_int
     lib.tuw_get_ring_order.argtypes = []
@@ -237,6 +402,14 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.tuw_get_node_map.argtypes = [ctypes.POINTER(int_p)]
     lib.tuw_reset_params.restype = None
     lib.tuw_reset_params.argtypes = []
+    lib.tuw_check_params.restype = c_int
+    lib.tuw_check_params.argtypes = [comm]
+    lib.tuw_last_error.restype = ctypes.c_char_p
+    lib.tuw_last_error.argtypes = []
+    lib.tuw_clear_error.restype = None
+    lib.tuw_clear_error.argtypes = []
+    lib.tuw_invoke_unchecked.restype = ctypes.c_int
+    lib.tuw_invoke_unchecked.argtypes = [ctypes.c_int, ctypes.POINTER(TuwArgs), comm]
     # ring order and block size of the ring Allgatherv kernels (allgatherv/ring_order.c)
     lib.tuw_ring_order.restype = c_int
     lib.tuw_ring_order.argtypes = [c_int, int_p, int_p, c_int, int_p]
@@ -271,6 +444,8 @@ def load(kernels_dir: Path | None = None) -> ctypes.CDLL:
         lib = ctypes.CDLL(str(path))
         _declare(lib)
         _check_collectives(lib)
+        _check_registry(lib, kernels_dir)
+        _check_constants(lib, kernels_dir)
         _loaded[path] = lib
     return _loaded[path]
 
@@ -285,68 +460,106 @@ def _check_collectives(lib: ctypes.CDLL) -> None:
             )
 
 
-@dataclass(frozen=True)
-class Algorithm:
-    """One registry entry of ``kernels_c/common/registry.c``.
+#: An algorithm is a row of the table (:class:`tuwviz.table.Row`); its ``index`` is also
+#: the position in the C registry.
+Algorithm = Row
 
-    Attributes
-    ----------
-    index : int
-        Position in the registry (what the C entry points take).
-    name, collective, description : str
-    flags : int
-    """
-
-    index: int
-    name: str
-    collective: str
-    description: str
-    flags: int
-
-    @property
-    def needs_commutative(self) -> bool:
-        """True if the algorithm reorders operands and so needs a commutative operator."""
-        return bool(self.flags & 1)
-
-    @property
-    def is_library(self) -> bool:
-        """True for the MPI library's own collective (``native``)."""
-        return bool(self.flags & 2)
+#: Trace directions, in the order of ``TUW_DIR_SEND``/``TUW_DIR_RECV``.
+TRACE_DIRS = ("send", "recv")
 
 
-def algorithms(collective_name: str | None = None, kernels_dir: Path | None = None) -> list[Algorithm]:
-    """All registered algorithms, or those of one collective, in registry order."""
-    lib = load(kernels_dir)
+def _check_registry(lib: ctypes.CDLL, kernels_dir: Path | None) -> None:
+    # The library was generated from a table; the table on disk must still be that one.
+    table = load_table(kernels_dir)
+    for q in table.parameters.values():
+        if not hasattr(lib, q.setter):
+            raise KernelBuildError(f"parameter {q.name} of {table.path} names the C setter "
+                                   f"{q.setter}, which the library does not define")
+    rows = table.rows()
     names = list(COLLECTIVES)
-    out = []
-    for i in range(lib.tuw_algorithm_count()):
+    n = lib.tuw_algorithm_count()
+    for i in range(max(n, len(rows))):
+        if i >= n:
+            raise KernelBuildError(f"algorithm {rows[i].collective}/{rows[i].name} is in "
+                                   f"{rows[i].source} but not in the C registry")
         info = lib.tuw_algorithm_get(i).contents
-        out.append(Algorithm(
-            index=i, name=info.name.decode(), collective=names[info.collective],
-            description=info.description.decode(), flags=info.flags,
-        ))
-    if collective_name is not None:
-        coll = collective(collective_name).name
-        out = [a for a in out if a.collective == coll]
+        c = (names[info.collective], info.name.decode(), info.flags)
+        if i >= len(rows):
+            raise KernelBuildError(f"algorithm {c[0]}/{c[1]} is in the C registry but not in "
+                                   f"{table_path(kernels_dir)}")
+        py = (rows[i].collective, rows[i].name, rows[i].flags)
+        if c != py:
+            raise KernelBuildError(f"algorithm {i} is {c[0]}/{c[1]} (flags {c[2]}) in the C "
+                                   f"registry but {py[0]}/{py[1]} (flags {py[2]}) in "
+                                   f"{rows[i].source}")
+
+
+def mirrored_constants(kernels_dir: Path | None = None) -> dict[str, float]:
+    """Python's copies of C constants, by their ``tuw_constant`` names.
+
+    Examples
+    --------
+    >>> c = mirrored_constants()
+    >>> c["TUW_DT_INT"], c["TUW_RING_SMP"], c["sizeof tuw_oh_state"]
+    (1, 1, 24)
+    """
+    from .model.ordered_hypercube import EXCHANGE_BYTES, INFO_BYTES
+    from .problems import DATATYPES, OPS
+    from .table import FLAGS
+
+    table = load_table(kernels_dir)
+    out: dict[str, float] = {}
+    out.update({f"TUW_DT_{t.upper()}": i for i, t in enumerate(DATATYPES)})
+    out.update({f"TUW_OP_{o.upper()}": i for i, o in enumerate(OPS)})
+    if "ring" in table.parameters:
+        out.update({f"TUW_RING_{c.upper()}": i
+                    for i, c in enumerate(table.parameter("ring").choices)})
+    for name in ("alpha", "beta"):
+        if name in table.parameters:
+            out[f"TUW_DEFAULT_{name.upper()}"] = table.parameter(name).default
+    out.update({"TUW_NEEDS_COMMUTATIVE": FLAGS["commutative"], "TUW_IS_LIBRARY": FLAGS["library"],
+                "TUW_NEEDS_POWER_OF_TWO": FLAGS["power_of_two"], "TUW_IN_PLACE": FLAGS["in_place"]})
+    out.update({f"TUW_DIR_{d.upper()}": i for i, d in enumerate(TRACE_DIRS)})
+    out["sizeof tuw_oh_state"], out["sizeof tuw_oh_info"] = EXCHANGE_BYTES, INFO_BYTES
+    for cname, struct in (("tuw_args", TuwArgs), ("tuw_event", TuwEvent),
+                          ("tuw_algorithm", _AlgorithmInfo)):
+        out[f"sizeof {cname}"] = ctypes.sizeof(struct)
+        for fname, *_ in struct._fields_:
+            out[f"offsetof {cname}.{fname}"] = getattr(struct, fname).offset
     return out
 
 
-def find_algorithm(collective_name: str, name: str, kernels_dir: Path | None = None) -> Algorithm:
-    """The registered algorithm `name` of `collective_name`.
+def _check_constants(lib: ctypes.CDLL, kernels_dir: Path | None) -> None:
+    bad = []
+    for name, value in mirrored_constants(kernels_dir).items():
+        c = lib.tuw_constant(name.encode())
+        if math.isnan(c):
+            bad.append(f"{name} (Python {value}) is unknown to the C library")
+        elif c != value:
+            bad.append(f"{name} is {c:g} in C but {value:g} in Python")
+    if bad:
+        raise KernelBuildError("C and Python disagree: " + "; ".join(bad))
+
+
+def algorithms(collective_name: str | None = None, kernels_dir: Path | None = None) -> list[Row]:
+    """All algorithms of the table, or those of one collective, in table order.
+
+    Loads (and if needed builds) the library, so the rows are known to be compiled in.
+    """
+    load(kernels_dir)
+    return load_table(kernels_dir).rows(collective_name)
+
+
+def find_algorithm(collective_name: str, name: str, kernels_dir: Path | None = None) -> Row:
+    """The algorithm `name` of `collective_name`, with the library loaded.
 
     Raises
     ------
     ValueError
         If there is no such algorithm; the message lists the valid ones.
     """
-    candidates = algorithms(collective_name, kernels_dir)
-    for a in candidates:
-        if a.name == name:
-            return a
-    valid = ", ".join(a.name for a in candidates)
-    raise ValueError(
-        f"unknown algorithm {name!r} for {collective(collective_name).name}; valid algorithms: {valid}"
-    )
+    load(kernels_dir)
+    return load_table(kernels_dir).find(collective_name, name)
 
 
 def main() -> int:

@@ -4,7 +4,12 @@
 a callback the moment rank 0 reports it (so results reach disk while the run goes on),
 and turns every way a run can fail into a one-line :class:`~tuwviz.errors.TuwvizError`
 naming the rank.  The job runs in its own process group, which is always killed on the
-way out: no orphaned ranks after an error, a time-out or Ctrl-C.
+way out: no orphaned ranks after an error, a time-out, Ctrl-C or SIGTERM; if the driver
+is killed outright (SIGKILL), its :mod:`~tuwviz.reaper` ends the job and the ranks notice
+by themselves (:mod:`tuwviz.watch`).
+
+Single-machine runs stay on the loopback interface (:func:`local_mpi_command`,
+:func:`loopback_env`): nothing they open is reachable from other machines.
 """
 from __future__ import annotations
 
@@ -18,19 +23,55 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 from typing import Callable
 
+from . import reaper
 from .errors import MPINotFoundError, RankFailure, TimeLimitExceeded, TuwvizError
 from .watch import ENV_VAR as WATCH_ENV
 from .watch import RankWatch
 from .worker import PREFIX
 
-__all__ = ["MAX_RANKS", "check_ranks", "find_mpiexec", "mpi_env", "run_mpiexec"]
+__all__ = ["MAX_RANKS", "STALL_LIMIT", "STARTUP_ATTEMPTS", "check_ranks", "check_stall_limit", "describe_case",
+           "find_mpiexec", "key_lines",
+           "local_mpi_command", "loopback_env", "mpi_env", "mpiexec_backend", "run_mpiexec",
+           "start_with_retries"]
 
 #: Most ranks one run may start on this machine, unless ``TUWVIZ_MAX_RANKS`` says otherwise;
 #: oversubscription beyond this makes runs crawl and can exhaust memory.
 MAX_RANKS = int(os.environ.get("TUWVIZ_MAX_RANKS", "64"))
+
+#: Default no-progress limit, seconds: a run with no result and no new output for this
+#: long is stopped as hung, naming the ranks that stopped responding.
+STALL_LIMIT = 300.0
+#: A rank that sends no heartbeat for this long (or the no-progress limit, if shorter) is
+#: stopped or frozen: the run is stopped at once, naming it.
+SILENT_LIMIT = 30.0
+#: Launches tried before a job whose ranks never started is reported as failed.  MPICH's
+#: single-machine launcher (mpiexec.gforker) fails in MPI_Init about once in a hundred
+#: starts (pmodels/mpich#7478); nothing has run then, so starting again loses nothing.
+STARTUP_ATTEMPTS = 3
+#: Lines of a dead rank's output its error shows (a sanitizer's report is cut to its key
+#: lines instead).
+OUTPUT_LINES = 10
+#: Seconds a launcher gets, after a rank died, to end the other ranks and report how each
+#: ended, before the job is killed (it reports last; a loaded machine took 3.5 s).  Only
+#: a job that does not end by itself waits this long.
+REPORT_GRACE = 10.0
+#: Label MPICH's gforker puts before each line a rank prints (``MPIEXEC_PREFIX_STDOUT``,
+#: ``%d`` is the rank), so a dead rank's own last lines can be told apart.  Other
+#: launchers ignore the setting; their lines are then the job's.
+RANK_LABEL = "[tuwviz-rank %d] "
+_LABELLED = re.compile(r"^\[tuwviz-rank (\d+)\] ?(.*)$")
+#: gforker's report of how a rank ended: ``[0]2:Return code = 0, signaled with Killed``.
+_RETURN_CODE = re.compile(r"^\[\d+\](\d+):Return code = (-?\d+)(?:, signaled with (.+))?$")
+#: Hydra's summary, when MPIEXEC names it: ``... EXIT STRING: Segmentation fault (signal 11)``.
+_HYDRA_SIGNAL = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
+
+
+class _StartupFailed(TuwvizError):
+    """The ranks ended before any of them reported: MPI did not start."""
 
 
 def find_mpiexec() -> str:
@@ -56,18 +97,51 @@ def find_mpiexec() -> str:
     )
 
 
-def mpi_env(nranks: int, heavy_yield: bool | None = None) -> dict[str, str]:
+def local_mpi_command(mpiexec: str | None = None) -> list[str]:
+    """The launcher for a run on this machine only.
+
+    MPICH's Hydra ``mpiexec`` always listens for its proxies on all interfaces (0.0.0.0),
+    whatever ``-iface``/``-localhost`` say.  MPICH's single-machine process manager,
+    ``mpiexec.gforker`` (installed next to it), opens no TCP port at all: use it when it
+    is there.  An explicit ``MPIEXEC`` is used as given.
+    """
+    mpiexec = mpiexec or find_mpiexec()
+    if not os.environ.get("MPIEXEC"):
+        gforker = os.path.join(os.path.dirname(mpiexec), "mpiexec.gforker")
+        if os.access(gforker, os.X_OK):
+            return [gforker]
+    return [mpiexec]
+
+
+def loopback_env() -> dict[str, str]:
+    """Environment that keeps the ranks' own sockets on the loopback interface.
+
+    MPICH from PyPI uses UCX, which otherwise listens on every network device; libfabric
+    (MPICH's OFI netmod) and Open MPI have their own settings.  Shared memory carries the
+    data between ranks on one machine either way, so this changes no timing.
+    """
+    return {"UCX_NET_DEVICES": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo",
+            "OMPI_MCA_btl_tcp_if_include": "lo", "OMPI_MCA_oob_tcp_if_include": "lo"}
+
+
+def mpi_env(nranks: int, heavy_yield: bool | None = None, timed: bool = True) -> dict[str, str]:
     """Environment settings for MPI ranks that change timings.
 
     With more ranks than cores, MPICH's busy-polling ranks steal the CPU from the rank that
     computes; ``MPIR_CVAR_ENABLE_HEAVY_YIELD=1`` stops that at some latency cost.  By
-    default it is turned on exactly when the run is oversubscribed (and left alone if the
-    user set it).  Results record the value used.
+    default it is turned on exactly when a `timed` run is oversubscribed (and left alone if
+    the user set it).  Runs that time nothing (verify, trace) leave it off: on 2 cores
+    they finish about twice as fast with 9 or 17 ranks.  Results record the value used.
+
+    Examples
+    --------
+    >>> mpi_env(1, heavy_yield=True)
+    {'MPIR_CVAR_ENABLE_HEAVY_YIELD': '1'}
     """
     if "MPIR_CVAR_ENABLE_HEAVY_YIELD" in os.environ and heavy_yield is None:
         return {}
     if heavy_yield is None:
-        heavy_yield = nranks > (os.cpu_count() or 1)
+        heavy_yield = timed and nranks > (os.cpu_count() or 1)
     return {"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1" if heavy_yield else "0"}
 
 
@@ -89,7 +163,7 @@ def run_mpiexec(
     *,
     on_start: Callable[[list[dict]], None] | None = None,
     heavy_yield: bool | None = None,
-    stall_timeout: float = 300.0,
+    stall_limit: float = STALL_LIMIT,
     extra_env: dict[str, str] | None = None,
 ) -> list[dict]:
     """Run `cases` on `nranks` fresh MPI ranks; return the per-rank ``hello`` records.
@@ -105,9 +179,14 @@ def run_mpiexec(
     on_start : callable, optional
         Called with the ranks' reports (:func:`tuwviz.runner.rank_info`) once all started.
     heavy_yield : bool, optional
-        Force MPICH's heavy-yield mode on or off (default: see :func:`mpi_env`).
-    stall_timeout : float, optional
-        Seconds without any progress after which the run is killed as hung.
+        Force MPICH's heavy-yield mode on or off (default: see :func:`mpi_env`; the run
+        is timed when any case measures).
+    stall_limit : float, optional
+        Seconds without any progress after which the run is killed as hung; the error
+        names the ranks that stopped responding (default :data:`STALL_LIMIT`).
+
+    A job whose ranks all end before reporting (MPI_Init failed; no Python error) is
+    started again, up to :data:`STARTUP_ATTEMPTS` times, with a note on stderr.
 
     Raises
     ------
@@ -118,24 +197,58 @@ def run_mpiexec(
         A measurement ran over its time limit.
     """
     check_ranks(nranks)
-    mpiexec = find_mpiexec()
-    env = {**os.environ, **mpi_env(nranks, heavy_yield), **(extra_env or {})}
+    check_stall_limit(stall_limit)
+    return start_with_retries(
+        lambda: _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extra_env),
+        _StartupFailed, "MPI")
+
+
+def start_with_retries(start: Callable, failed: type[BaseException], what: str):
+    """``start()``, tried again while it raises `failed` (MPI did not start), up to
+    :data:`STARTUP_ATTEMPTS` times, with a note on stderr each time; then TuwvizError
+    saying `what` did not start, with the last failure's words."""
+    for attempt in range(1, STARTUP_ATTEMPTS + 1):
+        try:
+            return start()
+        except failed as exc:
+            if attempt == STARTUP_ATTEMPTS:
+                raise TuwvizError(f"{what} did not start in {attempt} attempts; last: {exc}") from None
+            print(f"note: {what} did not start ({exc}); starting again "
+                  f"(attempt {attempt + 1} of {STARTUP_ATTEMPTS})", file=sys.stderr, flush=True)
+    raise AssertionError("unreachable")
+
+
+def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extra_env):
+    launcher = local_mpi_command()
+    timed = any(case.get("mode") == "measure" for case in cases)
+    env = {**os.environ, **loopback_env(), **mpi_env(nranks, heavy_yield, timed),
+           **(extra_env or {})}
     watch = RankWatch()
     env[WATCH_ENV] = watch.address
     env["PYTHONUNBUFFERED"] = "1"
+    env["MPIEXEC_PREFIX_STDOUT"] = env["MPIEXEC_PREFIX_STDERR"] = RANK_LABEL
     # the ranks import this very tuwviz, installed or not
     here = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    with tempfile.NamedTemporaryFile("w", prefix="tuwviz-task-", suffix=".json", delete=False) as f:
+        reaper.remove_on_exit(f.name)
         json.dump({"cases": cases}, f)
         task = f.name
-    cmd = [mpiexec, "-n", str(nranks), sys.executable, "-m", "tuwviz.worker", task]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=env, start_new_session=True)
+    cmd = [*launcher, "-n", str(nranks), sys.executable, "-m", "tuwviz.worker", task]
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env=env, start_new_session=True)
+    except BaseException:
+        watch.close()
+        os.unlink(task)
+        raise
+    reaper.watch(proc.pid)
     hellos: dict[int, dict] = {}
-    other: list[str] = []
+    out = _Output()
     error = None
     done = False
+    finished = 0  # cases run strictly in order: the first one without a result was running
+    dead_since = None
     try:
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
@@ -144,11 +257,16 @@ def run_mpiexec(
             if not sel.select(timeout=0.5):
                 if watch.dead():
                     # end the job, but read what the ranks wrote before: a rank that raised
-                    # reports its error, then aborts, and the others die after it
-                    _signal_group(proc, signal.SIGKILL)
+                    # reports its error, then aborts, and the others die after it; the
+                    # launcher gets a moment to say how the dead rank ended
+                    dead_since = dead_since or time.monotonic()
+                    if time.monotonic() - dead_since > REPORT_GRACE:
+                        _signal_group(proc, signal.SIGKILL)
                     continue
-                if time.monotonic() - last > stall_timeout:
-                    raise RankFailure(f"no progress for {stall_timeout:.0f} s: run killed as hung")
+                silent = watch.silent(min(SILENT_LIMIT, stall_limit))
+                if silent or time.monotonic() - last > stall_limit:
+                    raise _with_case(_stalled(silent, hellos, time.monotonic() - last),
+                                     cases, finished)
                 continue
             line = proc.stdout.readline()
             if not line:
@@ -156,41 +274,186 @@ def run_mpiexec(
             last = time.monotonic()
             msg = _parse(line)
             if msg is None:
-                other.append(line)
+                out.add(line)
                 continue
+            out.labelled = out.labelled or line.startswith(RANK_LABEL.split("%")[0])
             if msg["kind"] == "hello":
                 hellos = {h["rank"]: h for h in msg["ranks"]}
                 if on_start is not None:
                     on_start([hellos[r] for r in sorted(hellos)])
-            elif msg["kind"] == "result" and on_result is not None:
-                on_result(msg["index"], cases[msg["index"]], msg["result"])
+            elif msg["kind"] == "result":
+                finished = msg["index"] + 1
+                if on_result is not None:
+                    on_result(msg["index"], cases[msg["index"]], msg["result"])
             elif msg["kind"] == "error" and error is None:
                 error = msg
             elif msg["kind"] == "done":
                 done = True
         proc.wait()
+        if not hellos and error is None and not done:
+            output = out.text()
+            if "Traceback" not in output:  # MPI_Init failed, not our Python: nothing ran
+                tail = " | ".join(l.strip() for l in output.strip().splitlines()[-3:])
+                raise _StartupFailed(f"exit code {proc.returncode}: {tail}")
         dead = watch.dead()
         if dead and error is None:
-            pid = hellos.get(dead[0], {}).get("pid", "?")
-            raise RankFailure(f"rank {dead[0]} died (pid {pid}); the run was aborted", rank=dead[0])
+            rank = dead[0]
+            pid = hellos.get(rank, {}).get("pid", "?")
+            how = out.how(rank)
+            lines, whose = out.last(rank)
+            raise _with_case(RankFailure(
+                f"rank {rank} died (pid {pid}, {how or 'how it ended was not reported'}); the run "
+                f"was aborted", rank=rank, how=how, output=lines, output_from=whose), cases, finished)
     finally:
         _kill(proc)
+        reaper.forget(proc.pid)
         watch.close()
         os.unlink(task)
+        reaper.keep(task)
     if error is not None:
         if error["type"] == "TimeLimitExceeded":
             raise TimeLimitExceeded(error["message"])
         if error["type"] == "RankFailure":
             # raised on every rank after they agreed; its text names the rank that failed
             m = re.match(r".*?\brank (\d+)", error["message"])
-            raise RankFailure(error["message"], rank=int(m.group(1)) if m else None)
+            raise _with_case(RankFailure(error["message"], rank=int(m.group(1)) if m else None),
+                             cases, finished)
         text = f"rank {error['rank']} raised {error['type']}: {error['message']}"
-        raise RankFailure(text, rank=error["rank"])
+        raise _with_case(RankFailure(text, rank=error["rank"]), cases, finished)
     if proc.returncode != 0 or not done:
-        output = "".join(other)
-        tail = " | ".join(l.strip() for l in output.strip().splitlines()[-5:])
+        tail = " | ".join(l.strip() for l in out.text().strip().splitlines()[-5:])
         raise TuwvizError(f"mpiexec failed with exit code {proc.returncode}: {tail}")
     return [hellos[r] for r in sorted(hellos)]
+
+
+class _Output:
+    """What the job printed besides protocol lines: per rank where the launcher labels
+    lines (:data:`RANK_LABEL`), and the launcher's reports of how ranks ended."""
+
+    def __init__(self, keep: int = 400):
+        self.job: deque[str] = deque(maxlen=keep * 4)  # every line, labels removed
+        self.ranks: dict[int, deque[str]] = {}
+        self.ended: dict[int, str] = {}
+        self.labelled = False  # the launcher labels each rank's lines
+
+    def add(self, line: str) -> None:
+        line = line.rstrip("\n")
+        m = _LABELLED.match(line)
+        if m:
+            self.labelled = True
+            rank, line = int(m.group(1)), m.group(2)
+            if line.strip():  # the protocol's empty separator lines
+                self.ranks.setdefault(rank, deque(maxlen=self.job.maxlen // 4)).append(line)
+        m = _RETURN_CODE.match(line.strip())
+        if m:
+            rank, code, sig = int(m.group(1)), int(m.group(2)), m.group(3)
+            self.ended[rank] = _signal_text(sig) if sig else f"exited with code {code}"
+            return
+        m = _HYDRA_SIGNAL.search(line)
+        if m:
+            self.ended.setdefault(-1, _signal_text(int(m.group(1))))
+        if line.strip():
+            self.job.append(line)
+
+    def text(self) -> str:
+        return "\n".join(self.job)
+
+    def how(self, rank: int) -> str | None:
+        """How `rank` ended, as the launcher reported it (None if it did not)."""
+        return self.ended.get(rank) or self.ended.get(-1)
+
+    def last(self, rank: int) -> tuple[list[str], str]:
+        """Key lines of `rank`'s output and whose they are (the job's if unlabelled)."""
+        if self.labelled:  # this rank's own lines, even if there are none
+            return key_lines(list(self.ranks.get(rank, ()))), f"rank {rank}"
+        return key_lines(list(self.job)), "the job (the launcher does not tell ranks apart)"
+
+
+def key_lines(lines: list[str], n: int = OUTPUT_LINES) -> list[str]:
+    """The lines of a rank's output that say why it died: the last `n`, or, for a
+    sanitizer's report, its error line, the top of its stack and its summary (the report
+    ends with a legend of shadow bytes, useless here).
+
+    Examples
+    --------
+    >>> key_lines(["a", "b", "c"], n=2)
+    ['b', 'c']
+    """
+    start = next((i for i, l in enumerate(lines) if "ERROR: AddressSanitizer" in l
+                  or "runtime error:" in l), None)
+    if start is None:
+        return lines[-n:]
+    report = lines[start:]
+    summary = [l for l in report if l.lstrip().startswith("SUMMARY:")]
+    frames = [l for l in report[1:] if re.match(r"\s*#\d+ ", l)]
+    # the top frame, then the kernels' own frames (the ones a student can fix)
+    ours = [l for l in frames[1:] if "libtuwviz" in l or "TUW_" in l or "tuw_" in l]
+    frames = frames[:1] + ours if ours else frames
+    return [report[0], *frames[:n - 2], *summary[:1]]
+
+
+def _signal_text(sig: str | int) -> str:
+    """``killed by signal SIGSEGV (Segmentation fault)`` from a signal number or the
+    description strsignal gives (gforker prints the latter)."""
+    for s in signal.Signals:
+        if sig == s.value or sig == signal.strsignal(s):
+            return f"killed by signal {s.name} ({signal.strsignal(s)})"
+    return f"killed by signal {sig}"
+
+
+def describe_case(case: dict, index: int | None = None, of: int | None = None) -> dict:
+    """A case in the user's terms (see :class:`~tuwviz.errors.RankFailure` ``case``)."""
+    from .params import label
+
+    pr = case["problem"]
+    info = {"collective": pr["collective"], "algorithm": case["algorithm"], "p": pr["p"],
+            "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
+            "params": label(case.get("params")), "mode": case.get("mode")}
+    if index is not None:
+        info.update(index=index, of=of)
+    return info
+
+
+def _with_case(exc: RankFailure, cases: list[dict], finished: int) -> RankFailure:
+    """`exc` naming the case that was running: the first one without a result."""
+    if finished < len(cases) and exc.case is None:
+        exc.case = describe_case(cases[finished], finished, len(cases))
+    return exc
+
+
+def check_stall_limit(seconds) -> float:
+    """`seconds` if it is a usable no-progress limit (finite, > 0), else ValueError."""
+    import math
+
+    try:
+        ok = not isinstance(seconds, bool) and math.isfinite(seconds) and seconds > 0
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"stall_limit must be a positive, finite number of seconds, got {seconds!r}")
+    return float(seconds)
+
+
+def mpiexec_backend(stall_limit: float | None = None) -> Callable:
+    """:func:`run_mpiexec` as a sweep backend, with its no-progress limit fixed."""
+    limit = STALL_LIMIT if stall_limit is None else check_stall_limit(stall_limit)
+
+    def backend(nranks, cases, on_result=None, on_start=None):
+        return run_mpiexec(nranks, cases, on_result, on_start=on_start, stall_limit=limit)
+
+    return backend
+
+
+def _stalled(silent: list[int], hellos: dict[int, dict], idle: float) -> RankFailure:
+    """The error for a run that stopped making progress, naming the ranks to blame."""
+    if silent:
+        names = ", ".join(f"rank {r} (pid {hellos.get(r, {}).get('pid', '?')})" for r in silent)
+        return RankFailure(f"{names} stopped responding (no heartbeat for {SILENT_LIMIT:.0f} s or "
+                           f"more: stopped, frozen or swapped out); the run was killed",
+                           rank=silent[0])
+    return RankFailure(f"no progress for {idle:.0f} s while every rank was alive (a kernel "
+                       f"waiting for a message that never comes?); the run was killed as hung "
+                       f"(the no-progress limit is a setting: --stall-limit / stall_limit=)")
 
 
 def _parse(line: str) -> dict | None:

@@ -8,19 +8,10 @@ it.  In Python they travel as a small dict, ``{"block_bytes": 4096, "ring": "smp
 case (:mod:`tuwviz.runner`), to a model schedule builder (:func:`tuwviz.model.schedule`)
 and into result rows (:func:`label`).
 
-Parameters, by name:
-
-* ``block_bytes`` (int >= 0): the pipelined ring's block size ``B`` in bytes, rounded down
-  to whole elements (at least one); 0, the default, is the paper's estimate, Eq. (2).
-* ``alpha``, ``beta`` (float > 0): seconds per message and per byte, used only by the
-  Eq. (2) estimate (defaults :data:`DEFAULT_ALPHA`, :data:`DEFAULT_BETA`).
-* ``ring`` (``"rank"``, ``"smp"`` or ``"spread"``): the order of processes around the
-  ring.  ``"rank"`` is rank order; ``"smp"`` re-ranks so that exactly one process per node
-  receives from and one sends to another node (Figure 1); ``"spread"`` places the
-  processes with data equidistantly among those without (Section 2.3).
-* ``nodes`` (list of int, one per rank): the node of every rank, for ``ring="smp"``;
-  by default the kernel asks the communicator (``MPI_Comm_split_type`` shared memory).
-  Set it to teach SMP re-ranking on a single machine.
+Which parameters exist (type, range, default, help, C setter) and which algorithm takes
+which is data: the ``[parameter.*]`` entries and the rows' ``params`` in the algorithm
+table (:mod:`tuwviz.table`).  This module only applies that table: it checks values,
+expands sweep grids, labels rows, and calls the C setters.  ``tuwviz list`` prints them.
 
 Examples
 --------
@@ -38,6 +29,9 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
+from .kernels import KERNELS_DIR
+from .table import load_table
+
 __all__ = [
     "ALGORITHM_PARAMS",
     "DEFAULT_ALPHA",
@@ -51,20 +45,26 @@ __all__ = [
     "verify_variants",
 ]
 
+_PACKAGE = load_table(KERNELS_DIR)  # the shipped table; a student's may add rows
+
 #: Cost model of the Eq. (2) block-size estimate, the same defaults as the C kernels'
-#: ``TUW_DEFAULT_ALPHA``/``TUW_DEFAULT_BETA``: 1 µs per message, 1 ns per byte.
-DEFAULT_ALPHA = 1e-6
-DEFAULT_BETA = 1e-9
+#: ``TUW_DEFAULT_ALPHA``/``TUW_DEFAULT_BETA`` (checked when the library loads): 1 µs per
+#: message, 1 ns per byte.
+DEFAULT_ALPHA = _PACKAGE.parameter("alpha").default
+DEFAULT_BETA = _PACKAGE.parameter("beta").default
 
 #: Ring orders, in the order of the C enum (TUW_RING_RANK, TUW_RING_SMP, TUW_RING_SPREAD).
-RING_ORDERS = ("rank", "smp", "spread")
+RING_ORDERS = _PACKAGE.parameter("ring").choices
 
-_RING = ("ring", "nodes")
-#: Which parameters each algorithm takes; algorithms not listed take none.
+#: Which parameters each algorithm of the package's table takes (algorithms not listed
+#: take none); derived from the table, for reading.
 ALGORITHM_PARAMS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("allgatherv", "ring"): _RING,
-    ("allgatherv", "pipelined"): ("block_bytes", "alpha", "beta", *_RING),
+    r.key: tuple(q.name for q in r.params) for r in _PACKAGE if r.params
 }
+
+
+def _row(collective: str, algorithm: str):
+    return load_table().find(collective, algorithm)
 
 
 def check_params(collective: str, algorithm: str, params: dict | None,
@@ -92,7 +92,7 @@ def check_params(collective: str, algorithm: str, params: dict | None,
         value.
     """
     params = dict(params or {})
-    valid = ALGORITHM_PARAMS.get((collective, algorithm), ())
+    valid = [q.name for q in _row(collective, algorithm).params]
     unknown = [k for k in params if k not in valid]
     if unknown:
         if not valid:
@@ -100,32 +100,9 @@ def check_params(collective: str, algorithm: str, params: dict | None,
                              f"{', '.join(unknown)}")
         raise ValueError(f"{collective}/{algorithm} has no parameter {unknown[0]!r}; "
                          f"valid parameters: {', '.join(valid)}")
-    out: dict[str, Any] = {}
-    for key, value in params.items():
-        if key == "block_bytes":
-            if int(value) != value or value < 0:
-                raise ValueError(f"block_bytes must be a non-negative integer (0 = Eq. (2) "
-                                 f"estimate), got {value!r}")
-            out[key] = int(value)
-        elif key in ("alpha", "beta"):
-            if not float(value) > 0:
-                raise ValueError(f"{key} must be positive (seconds), got {value!r}")
-            out[key] = float(value)
-        elif key == "ring":
-            if value not in RING_ORDERS:
-                raise ValueError(f"unknown ring order {value!r}; valid ring orders: "
-                                 f"{', '.join(RING_ORDERS)}")
-            out[key] = value
-        elif key == "nodes":
-            if value is None:
-                continue
-            nodes = [int(n) for n in value]
-            if p is not None and len(nodes) != p:
-                raise ValueError(f"nodes gives {len(nodes)} node numbers for p={p} processes")
-            if any(n < 0 for n in nodes):
-                raise ValueError("node numbers must be non-negative")
-            out[key] = nodes
-    return out
+    row = _row(collective, algorithm)
+    return {k: row.parameter(k).check(v, p) for k, v in params.items()
+            if not (v is None and row.parameter(k).default is None)}
 
 
 def expand(collective: str, algorithm: str, grid: dict[str, list] | None) -> list[dict]:
@@ -142,27 +119,25 @@ def expand(collective: str, algorithm: str, grid: dict[str, list] | None) -> lis
     """
     import itertools
 
-    valid = ALGORITHM_PARAMS.get((collective, algorithm), ())
+    valid = [q.name for q in _row(collective, algorithm).params]
     keys = [k for k in (grid or {}) if k in valid and grid[k]]
     return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
 
 
 def verify_variants(collective: str, algorithm: str, p: int) -> list[dict]:
-    """Parameter settings `tuwviz verify` checks by default for `algorithm` on `p` ranks.
+    """Parameter settings `tuwviz verify` checks for `algorithm` on `p` ranks.
 
-    For the rings: defaults, SMP re-ranking with a round-robin node map (ranks alternate
-    between two nodes) and with the communicator's own node map; for the pipelined ring
-    also blocks of one element, of 12 bytes (several pieces, partial last pieces), larger
-    than every block, and the spread placement.
+    The defaults, then the row's ``verify`` entries of the algorithm table (node-map
+    patterns such as ``cyclic:2`` expanded for `p`).
+
+    Examples
+    --------
+    >>> verify_variants("allgatherv", "ring", 3)
+    [{}, {'ring': 'smp', 'nodes': [0, 1, 0]}, {'ring': 'smp'}]
+    >>> verify_variants("gatherv", "tuw", 3)
+    [{}]
     """
-    if (collective, algorithm) not in ALGORITHM_PARAMS:
-        return [{}]
-    rings = [{"ring": "smp", "nodes": [i % 2 for i in range(p)]}, {"ring": "smp"}]
-    if algorithm == "ring":
-        return [{}, *rings]
-    return [{}, {"block_bytes": 1}, {"block_bytes": 12}, {"block_bytes": 1 << 30},
-            {"block_bytes": 8, "ring": "spread"}, {**rings[0], "block_bytes": 12},
-            {**rings[1], "block_bytes": 12}]
+    return _row(collective, algorithm).verify_variants(p)
 
 
 def label(params: dict | None) -> str:
@@ -182,22 +157,14 @@ def label(params: dict | None) -> str:
 def apply(lib: ctypes.CDLL, params: dict | None) -> None:
     """Set the C kernels' tuning parameters to `params` (defaults for the rest).
 
-    Engine side: called on every rank just before a kernel runs.
+    Engine side: called on every rank just before a kernel runs; each value goes to its
+    parameter's C setter as named in the algorithm table.
     """
     lib.tuw_reset_params()
-    params = params or {}
-    if "block_bytes" in params:
-        lib.tuw_set_block_bytes(int(params["block_bytes"]))
-    if "alpha" in params or "beta" in params:
-        lib.tuw_set_cost_model(float(params.get("alpha", DEFAULT_ALPHA)),
-                               float(params.get("beta", DEFAULT_BETA)))
-    if "ring" in params:
-        lib.tuw_set_ring_order(RING_ORDERS.index(params["ring"]))
-    if params.get("nodes") is not None:
-        nodes = params["nodes"]
-        arr = (ctypes.c_int * len(nodes))(*nodes)
-        if lib.tuw_set_node_map(len(nodes), arr) != 0:
-            raise MemoryError("tuw_set_node_map could not allocate the node map")
+    table = load_table()
+    for name, value in (params or {}).items():
+        if value is not None:
+            table.parameter(name).set(lib, value)
 
 
 def reset(lib: ctypes.CDLL) -> None:

@@ -38,6 +38,7 @@ Examples
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -48,6 +49,10 @@ from .collectives import collective as collective_info
 __all__ = [
     "DATATYPES",
     "DISTRIBUTIONS",
+    "MAX_BUFFER_BYTES",
+    "MAX_COUNT",
+    "check_buffer",
+    "check_int",
     "Problem",
     "distribution_counts",
     "PAPER_DISTRIBUTIONS",
@@ -63,7 +68,63 @@ DATATYPES: dict[str, int] = {"byte": 1, "int": 4, "double": 8}
 #: Reduction operators known to the kernels; all are commutative.
 OPS: tuple[str, ...] = ("sum", "max", "min")
 
-SPIKES_RHO = 5  # the paper's choice of rho for the Spikes problem (Section 5)
+SPIKES_RHO = 5
+
+#: Largest block size in elements: MPI counts are C ``int``.
+MAX_COUNT = 2**31 - 1
+
+#: Largest receive buffer in bytes (``m`` times the element size) one run on MPI ranks may
+#: allocate per rank, unless ``TUWVIZ_MAX_BUFFER_BYTES`` says otherwise (default 1 GiB); the
+#: model has no such limit, only a message-count bound (:data:`tuwviz.model.MAX_MESSAGES`).
+MAX_BUFFER_BYTES = int(os.environ.get("TUWVIZ_MAX_BUFFER_BYTES", str(2**30)))
+
+
+def check_int(name: str, value, lo: int | None = None, hi: int | None = None,
+              hint: str = "") -> int:
+    """`value` as an int, or ValueError naming `name` (non-integers, NaN, out of bounds).
+
+    Integral floats (``2.0``) are accepted; ``1.5``, ``nan``, ``True`` and text are not.
+    `hint` is appended to an upper-bound message (e.g. how to raise the bound).
+
+    Examples
+    --------
+    >>> check_int("b", 3.0), check_int("p", 4, lo=1)
+    (3, 4)
+    >>> check_int("b", 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: b must be an integer, got 1.5
+    """
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, numbers.Real)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not isinstance(value, numbers.Integral):
+        f = float(value)
+        if f != f or f in (float("inf"), float("-inf")) or f != int(f):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+    v = int(value)
+    if lo is not None and v < lo:
+        raise ValueError(f"{name} must be at least {lo}, got {v}")
+    if hi is not None and v > hi:
+        raise ValueError(f"{name} must be at most {hi}, got {v}{hint}")
+    return v
+
+
+def check_buffer(problem: "Problem", max_bytes: int | None = None) -> None:
+    """Raise ValueError if `problem` cannot run on MPI ranks: a count above C's ``int``,
+    or a receive buffer above `max_bytes` (default :data:`MAX_BUFFER_BYTES`)."""
+    limit = MAX_BUFFER_BYTES if max_bytes is None else max_bytes
+    big = max(problem.counts)
+    if big > MAX_COUNT:
+        raise ValueError(f"block size {big} of {problem.label()} exceeds MPI's int count "
+                         f"limit {MAX_COUNT}")
+    nbytes = problem.m * problem.itemsize
+    if problem.collective in ("reduce", "allreduce", "bcast", "scatter", "scatterv"):
+        nbytes = max(nbytes, problem.m_prime * problem.itemsize)
+    if nbytes > limit:
+        raise ValueError(f"{problem.label()} needs a {nbytes}-byte buffer per rank, above "
+                         f"the limit of {limit} bytes (set TUWVIZ_MAX_BUFFER_BYTES to raise it)")  # the paper's choice of rho for the Spikes problem (Section 5)
 
 
 def _same(p: int, b: int, rng: np.random.Generator) -> np.ndarray:
@@ -217,10 +278,10 @@ def distribution_counts(name: str, p: int, b: int, seed: int = 0) -> np.ndarray:
     [15, 5, 15, 5]
     """
     fn = DISTRIBUTIONS[normalize_distribution(name)]
-    if p < 1:
-        raise ValueError(f"number of processes must be at least 1, got p={p}")
-    if b < 0:
-        raise ValueError(f"block size b must be non-negative, got b={b}")
+    p = check_int("number of processes p", p, lo=1)
+    b = check_int("block size b", b, lo=0)
+    if b > 2**62 // max(p, SPIKES_RHO):  # the distributions compute in int64
+        raise ValueError(f"block size b={b} is too large for p={p} (int64 overflow)")
     return fn(p, b, np.random.default_rng(seed))
 
 
@@ -261,9 +322,12 @@ class Problem:
     def __post_init__(self) -> None:
         info = collective_info(self.collective)
         object.__setattr__(self, "collective", info.name)
-        object.__setattr__(self, "counts", tuple(int(c) for c in self.counts))
-        if self.p < 1:
-            raise ValueError(f"number of processes must be at least 1, got p={self.p}")
+        if isinstance(self.counts, (str, bytes)):
+            raise ValueError(f"counts must be a list of integers, got {self.counts!r}")
+        object.__setattr__(self, "counts", tuple(check_int(f"count m_{i}", c)
+                                                 for i, c in enumerate(self.counts)))
+        object.__setattr__(self, "p", check_int("number of processes p", self.p, lo=1))
+        object.__setattr__(self, "root", check_int("root", self.root))
         if len(self.counts) != self.p:
             raise ValueError(f"got {len(self.counts)} block sizes for p={self.p} processes")
         negative = [i for i, c in enumerate(self.counts) if c < 0]
@@ -367,6 +431,9 @@ def make_problem(
     """
     info = collective_info(collective)
     dist = normalize_distribution(distribution)
+    p = check_int("number of processes p", p, lo=1)
+    b = check_int("block size b", b, lo=0)
+    seed = check_int("seed", seed, lo=0)
     if root is None:
         root = p // 2 if info.rooted else 0
     counts = distribution_counts(dist, p, b, seed)

@@ -34,7 +34,7 @@ from . import kernels
 from . import params as tuning
 from .collectives import collective
 from .errors import KernelError, RankFailure, TimeLimitExceeded
-from .problems import DATATYPES, OPS, Problem
+from .problems import DATATYPES, MAX_COUNT, OPS, Problem
 
 __all__ = ["Buffers", "check_counts", "make_buffers", "run_case", "run_kernel", "rank_info"]
 
@@ -72,8 +72,48 @@ def _empty(problem: Problem, n: int) -> np.ndarray:
     return a
 
 
+INT_MAX = MAX_COUNT  # MPI's counts and displacements are C ints
+
+
 def _prefix(counts) -> np.ndarray:
-    return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+    """Displacements as prefix sums of `counts`, as C ints.
+
+    Raises ValueError (before anything is allocated) if a displacement does not fit an int:
+    an unchecked cast turned (2**30, 2**30, 5) into displacements [0, 2**30, -2**31].
+    """
+    sums = np.concatenate([[0], np.cumsum(np.asarray(counts, dtype=np.int64))[:-1]])
+    if len(sums) and int(sums.max()) > INT_MAX:
+        r = int(np.argmax(sums > INT_MAX))
+        raise ValueError(f"displacement of rank {r} would be {int(sums[r])} elements, more "
+                         f"than MPI's int displacements can address ({INT_MAX}); counts "
+                         f"sum to {int(np.sum(counts, dtype=np.int64))}")
+    return sums.astype(np.int32)
+
+
+def _check_sizes(problem: Problem) -> np.ndarray:
+    """The problem's block counts as C ints, or ValueError naming what does not fit.
+
+    Checked before any buffer is allocated: per-rank counts must fit an int, displacements
+    (prefix sums) too, and buffer sizes in bytes must fit the address space (int64).
+    """
+    counts = np.asarray(problem.block_counts(), dtype=object)
+    big = [(r, int(c)) for r, c in enumerate(counts) if not 0 <= int(c) <= INT_MAX]
+    if big:
+        r, c = big[0]
+        raise ValueError(f"count of rank {r} is {c}: MPI counts are ints in 0..{INT_MAX}")
+    item = np.dtype(_NUMPY_TYPES[problem.datatype]).itemsize
+    total = sum(int(c) for c in counts)
+    regular = max((int(c) for c in counts), default=0) * problem.p
+    if max(total, regular) * item > 2**63 - 1:
+        raise ValueError(f"buffers of {max(total, regular)} elements of {item} bytes "
+                         f"overflow a 64-bit size")
+    if problem.collective in ("gatherv", "scatterv", "allgatherv"):
+        _prefix(counts.astype(np.int64))
+    elif problem.collective in ("gather", "scatter", "allgather", "reduce_scatter_block"):
+        if regular > INT_MAX:  # displacement of the last block: (p - 1) block
+            raise ValueError(f"{problem.p} blocks of {max(counts)} elements are {regular} "
+                             f"elements, more than MPI's int counts can address ({INT_MAX})")
+    return counts.astype(np.int32)
 
 
 def make_buffers(problem: Problem, rank: int, data_seed: int = 0) -> Buffers:
@@ -81,9 +121,15 @@ def make_buffers(problem: Problem, rank: int, data_seed: int = 0) -> Buffers:
 
     Irregular collectives use ``problem.counts``; regular ones use the padded block
     ``max(counts)`` on every rank.  Displacements are the prefix sums of the counts.
+
+    Raises
+    ------
+    ValueError
+        If a count, a displacement or a buffer size cannot be represented (MPI's ints),
+        before anything is allocated.
     """
     name, p, root = problem.collective, problem.p, problem.root
-    counts = np.asarray(problem.block_counts(), dtype=np.int32)
+    counts = _check_sizes(problem)
     blk, mine, total = problem.block, int(counts[rank]), int(counts.sum())
     is_root = rank == root
     if name == "gather":
@@ -170,16 +216,21 @@ def _args(problem: Problem, buf: Buffers) -> kernels.TuwArgs:
     )
 
 
-def _check(rc: int, what: str, rank: int) -> None:
+def _check(rc: int, what: str, rank: int, lib=None) -> None:
     if rc != 0:
         from mpi4py import MPI
 
+        # tuw_check_params leaves the same text on every rank: report that, not the rank
+        detail = lib.tuw_last_error().decode() if lib is not None else ""
+        if detail:
+            raise KernelError(f"{what}: {detail}")
         raise KernelError(f"rank {rank}: {what} returned MPI error {rc}: {MPI.Get_error_string(rc)}")
 
 
 def _validate(problem: Problem, algorithm: kernels.Algorithm) -> None:
     if problem.datatype == "byte" and collective(problem.collective).reduction:
         raise ValueError("reductions need datatype int or double (MPI defines no sum on MPI_BYTE)")
+    algorithm.check_problem(problem.p, problem.op)  # the table row's restrictions
 
 
 def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, data_seed: int = 0,
@@ -198,7 +249,7 @@ def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, d
         lib.tuw_trace_start()
     try:
         _check(lib.tuw_invoke(alg.index, ctypes.byref(args), kernels.comm_handle(comm)),
-               f"{problem.collective}/{algorithm}", comm.rank)
+               f"{problem.collective}/{algorithm}", comm.rank, lib)
     finally:
         lib.tuw_trace_stop()
         tuning.reset(lib)
@@ -210,7 +261,7 @@ def _events(lib) -> list[dict]:
     arr = (kernels.TuwEvent * max(n, 1))()
     n = lib.tuw_trace_copy(arr, n)
     return [
-        {"rank": e.rank, "peer": e.peer, "dir": "send" if e.dir == 0 else "recv", "tag": e.tag,
+        {"rank": e.rank, "peer": e.peer, "dir": kernels.TRACE_DIRS[e.dir], "tag": e.tag,
          "bytes": e.bytes, "t_start": e.t_start, "t_end": e.t_end}
         for e in arr[:n]
     ]
@@ -262,17 +313,56 @@ def _reference(comm, problem: Problem, data_seed: int) -> Buffers:
     return b
 
 
+def _blocks(problem: Problem, rank: int, buf: Buffers) -> list[tuple[int | None, int, int]]:
+    """The receive buffer of `rank` as blocks: (whose block, first element, count).
+
+    Whose: the rank the block comes from (gather-like), goes to (scatter-like, and a
+    rank's part of a reduce_scatter), or None for a reduction's whole result.
+    """
+    name, p = problem.collective, problem.p
+    if name in ("gatherv", "allgatherv"):
+        return [(i, int(buf.rdispls[i]), int(buf.recvcounts[i])) for i in range(p)]
+    if name in ("gather", "allgather"):
+        return [(i, i * problem.block, problem.block) for i in range(p)]
+    if name in ("scatter", "scatterv", "reduce_scatter_block"):
+        return [(rank, 0, buf.recv.size)]
+    return [(None, 0, buf.recv.size)]
+
+
+def _value(x) -> int | float | str:
+    """One element as the datatype's value (non-finite doubles as text: JSON has none)."""
+    if isinstance(x, np.floating):
+        return float(x) if np.isfinite(x) else str(x)
+    return int(x)
+
+
+def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers) -> dict | None:
+    """Where `got`'s output differs from the library's, in elements and blocks (or None).
+
+    Compared byte for byte per element, so NaN patterns and stray partial writes count.
+    """
+    item = ref.recv.itemsize
+    a, b = ref.recv.view(np.uint8).reshape(-1, item), got.recv.view(np.uint8).reshape(-1, item)
+    bad = np.nonzero((a != b).any(axis=1))[0]
+    if not bad.size:
+        return None
+    blocks = [blk for blk in _blocks(problem, rank, got) if blk[2] > 0]
+    starts = np.array([s for _, s, _ in blocks])
+    where = np.searchsorted(starts, bad, side="right") - 1  # block of each differing element
+    i = int(bad[0])
+    owner, start, _ = blocks[where[0]]
+    return {"rank": rank, "block": owner, "element": i - start, "index": i,
+            "expected": _value(ref.recv[i]), "got": _value(got.recv[i]),
+            "never_written": bool((b[i] == SENTINEL).all()),
+            "differing_elements": int(bad.size), "elements": int(ref.recv.size),
+            "blocks": sorted({blocks[k][0] for k in set(where.tolist())} - {None}),
+            "datatype": problem.datatype}
+
+
 def _verify(comm, problem: Problem, algorithm: str, data_seed: int, params: dict) -> dict:
     ref = _reference(comm, problem, data_seed)
     got, _ = run_kernel(comm, problem, algorithm, data_seed=data_seed, params=params)
-    mismatch = None
-    if ref.has_output:
-        a, b = ref.recv.view(np.uint8), got.recv.view(np.uint8)
-        diff = np.nonzero(a != b)[0]
-        if diff.size:
-            off = int(diff[0])
-            mismatch = {"rank": comm.rank, "offset": off, "expected": int(a[off]), "got": int(b[off]),
-                        "differing_bytes": int(diff.size)}
+    mismatch = _mismatch(problem, comm.rank, ref, got) if ref.has_output else None
     found = [m for m in comm.gather(mismatch, root=0) or [] if m]
     return {"ok": not found, "mismatches": found}
 
@@ -300,7 +390,7 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict) -> dict | None:
             f"{problem.label()} {algorithm}: time limit of {case.get('time_limit')} s exceeded "
             f"after {done.value} of {reps} repetitions"
         )
-    _check(rc, f"timing {problem.collective}/{algorithm}", comm.rank)
+    _check(rc, f"timing {problem.collective}/{algorithm}", comm.rank, lib)
     # a repetition's time is the slowest rank's (gatherv paper, Section 5)
     slowest = np.zeros_like(times) if comm.rank == 0 else None
     comm.Reduce(times, slowest, op=MPI.MAX, root=0)

@@ -16,36 +16,105 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .collectives import collective
-from .problems import normalize_distribution
+from .problems import check_int, normalize_distribution
 
-__all__ = ["Backend", "parse_int_list", "parse_names", "roots_for", "run_metadata"]
+__all__ = ["Backend", "MAX_CASES", "MAX_LIST_VALUES", "check_int", "int_values", "parse_int_list", "parse_names",
+           "roots_for", "run_metadata"]
 
 Backend = Callable[[int, list, Callable], list]
 
 
-def parse_int_list(text: str | Iterable[int]) -> list[int]:
-    """Parse ``"1-4,8,16"`` into ``[1, 2, 3, 4, 8, 16]`` (lists pass through).
+#: Most cases one verify or bench sweep may build (they are all built before anything runs).
+MAX_CASES = 100_000
+
+#: Most values one list option may hold (``--b 1-10000000`` is refused, not built).
+MAX_LIST_VALUES = 10_000
+
+
+def int_values(name: str, values, lo: int | None = None, hi: int | None = None,
+               hint: str = "", max_values: int = MAX_LIST_VALUES) -> list[int]:
+    """Check a list (or range) of integers: non-empty, each an integer in bounds.
+
+    A ``range`` is checked by its ends before anything is listed, so ``range(1, 10**7)``
+    fails at once instead of filling memory.
+
+    Raises
+    ------
+    ValueError
+        Naming `name`: an empty selection, a non-integer, a value out of bounds, or more
+        than `max_values` values.
+    """
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{name} must be a list of integers, got {values!r}")
+    if isinstance(values, range):
+        if len(values):
+            check_int(name, min(values), lo, hi, hint)
+            check_int(name, max(values), lo, hi, hint)
+    else:
+        try:
+            values = list(values)
+        except TypeError:
+            raise ValueError(f"{name} must be a list of integers, got {values!r}") from None
+    if len(values) == 0:
+        raise ValueError(f"empty selection: no {name} given")
+    if len(values) > max_values:
+        raise ValueError(f"{len(values)} values of {name}, at most {max_values} allowed")
+    return [check_int(name, v, lo, hi, hint) for v in values]
+
+
+def parse_int_list(text: str | Iterable[int], name: str = "values", lo: int | None = None,
+                   hi: int | None = None, hint: str = "",
+                   max_values: int = MAX_LIST_VALUES) -> list[int]:
+    """Parse ``"1-4,8,16"`` into ``[1, 2, 3, 4, 8, 16]`` (lists are checked and pass through).
+
+    Every value and both ends of every range are checked against `lo` and `hi` before
+    any range is expanded, and at most `max_values` values are produced, so an unbounded
+    request fails at once.  The result is never empty.
+
+    Raises
+    ------
+    ValueError
+        Naming `name` (e.g. ``--np``): unreadable text, a reversed range like ``9-1``, an
+        empty selection, a value out of bounds, or too many values.
 
     Examples
     --------
     >>> parse_int_list("1-3,8")
     [1, 2, 3, 8]
+    >>> parse_int_list("9-1", name="--np")
+    Traceback (most recent call last):
+    ...
+    ValueError: --np: reversed range '9-1' (write 1-9)
     """
     if not isinstance(text, str):
-        return [int(x) for x in text]
+        return int_values(name, text, lo, hi, hint, max_values)
     out: list[int] = []
     for part in text.split(","):
         part = part.strip()
         if not part:
             continue
-        lo, sep, hi = part.partition("-")
+        lo_text, sep, hi_text = part[1:].partition("-")  # a leading '-' is a sign
+        lo_text = part[0] + lo_text
         try:
-            if sep and lo:
-                out.extend(range(int(lo), int(hi) + 1))
+            if sep:
+                a, b = int(lo_text), int(hi_text)
             else:
-                out.append(int(part))
+                a = b = int(part)
         except ValueError:
-            raise ValueError(f"cannot read {part!r} as a number or range like 1-9") from None
+            raise ValueError(f"{name}: cannot read {part!r} as an integer or a range like "
+                             f"1-9") from None
+        if a > b:
+            raise ValueError(f"{name}: reversed range {part!r} (write {b}-{a})")
+        for v in (a, b):
+            if lo is not None and v < lo:
+                raise ValueError(f"{name} must be at least {lo}, got {v}")
+            if hi is not None and v > hi:
+                raise ValueError(f"{name} must be at most {hi}, got {v}{hint}")
+        if len(out) + (b - a + 1) > max_values:
+            raise ValueError(f"{name}: {text!r} gives more than {max_values} values")
+        out.extend(range(a, b + 1))
+    if not out:
+        raise ValueError(f"empty selection: {name} {text!r} gives no values")
     return out
 
 
@@ -54,6 +123,9 @@ def parse_names(text: str | Iterable[str] | None) -> list[str] | None:
     if text is None:
         return None
     items = text.split(",") if isinstance(text, str) else list(text)
+    for s in items:
+        if not isinstance(s, str):
+            raise ValueError(f"expected names (strings), got {s!r}")
     items = [s.strip() for s in items if s.strip()]
     return None if items in ([], ["all"]) else items
 

@@ -2,8 +2,10 @@
 
 For each case the same random input goes through the library's collective (called by
 mpi4py) and through the kernel; every rank that holds output compares the two receive
-buffers byte for byte (receive buffers start filled with a sentinel, so writing where a
-kernel should not also shows).  The sweep covers every block-size distribution of the
+buffers element by element (receive buffers start filled with a sentinel, so writing
+where a kernel should not also shows); a difference is reported as whose block, which
+element, and the expected and received values of the datatype.  Failures are grouped per
+algorithm into one line saying which cases fail (``p >= 3 and root != 0``).  The sweep covers every block-size distribution of the
 collective's paper, roots 0, p/2 and p-1, every p asked for, b = 0 (all blocks empty),
 and the parameter settings of :func:`tuwviz.params.verify_variants` (e.g. several block
 sizes of the pipelined ring) by default.
@@ -18,16 +20,22 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from . import kernels
+from .errors import RankFailure, TuwvizError, case_label
 from .collectives import COLLECTIVES, collective
-from .launch import check_ranks, run_mpiexec
+from .launch import check_ranks, mpiexec_backend, run_mpiexec
 from .params import label, verify_variants
-from .problems import make_problem
-from .sweep import Backend, distributions, roots_for
+from .launch import MAX_RANKS
+from .problems import MAX_COUNT, check_buffer, check_int, make_problem
+from .sweep import MAX_CASES, Backend, distributions, int_values, parse_names, roots_for
 
-__all__ = ["VerifyReport", "verify", "verify_cases", "DEFAULT_B"]
+#: What the message of a too-large p says to raise the limit.
+RANKS_HINT = " ranks (the limit of this machine; set TUWVIZ_MAX_RANKS to raise it)"
+
+__all__ = ["VerifyReport", "verify", "verify_cases", "DEFAULT_B", "describe_failure",
+           "describe_group", "describe_mismatch"]
 
 #: Average block sizes verified by default: all-empty blocks, single elements, and an odd
 #: size that is no power of two.
@@ -62,18 +70,40 @@ def verify_cases(
     roots: Iterable[int] | None = None,
     seed: int = 0,
 ) -> list[dict]:
-    """The cases a verification sweep runs (see :func:`verify` for the parameters)."""
-    algorithms = list(algorithms) if algorithms else None
+    """The cases a verification sweep runs (see :func:`verify` for the parameters).
+
+    Every argument is checked before the first case is built; an empty selection (no p,
+    no b, no algorithm) is an error, and so are roots for collectives without a root.
+    """
+    collectives = parse_names(collectives)  # a single name is one collective
+    algorithms = parse_names(algorithms)
+    ps = sorted(set(int_values("ps", ps, lo=1)))
+    bs = int_values("bs", bs, lo=0, hi=MAX_COUNT)
+    if roots is not None:
+        roots = int_values("roots", roots, lo=0)
+    seed = check_int("seed", seed, lo=0)
+    pairs = _selected(collectives, algorithms)
+    if not pairs:
+        raise ValueError("empty selection: no algorithm to verify")
+    if roots is not None and not any(collective(c).rooted for c, _ in pairs):
+        names = ", ".join(sorted({c for c, _ in pairs}))
+        raise ValueError(f"{names} has no root; leave out roots (--roots)")
+    for coll, _ in pairs:
+        dlist = distributions(dists, coll)  # unknown names fail here
+        if not dlist:
+            raise ValueError("empty selection: no distribution given")
     cases = []
-    for p in sorted(set(ps)):
-        if p < 1:
-            raise ValueError(f"number of processes must be at least 1, got p={p}")
-        for coll, alg in _selected(collectives, algorithms):
+    for p in ps:
+        for coll, alg in pairs:
             for dist in distributions(dists, coll):
                 for b in bs:
                     for root in roots_for(coll, p, roots):
                         pr = make_problem(coll, p, dist, b, root=root, seed=seed)
+                        check_buffer(pr)
                         for params in verify_variants(coll, alg, p):
+                            if len(cases) >= MAX_CASES:
+                                raise ValueError(f"more than {MAX_CASES:,} cases: choose fewer p, b, "
+                                                 f"distributions or algorithms (tuwviz.sweep.MAX_CASES)")
                             cases.append({"mode": "verify", "problem": pr.to_dict(),
                                           "algorithm": alg, "data_seed": seed, "params": params})
     return cases
@@ -81,20 +111,29 @@ def verify_cases(
 
 @dataclass
 class VerifyReport:
-    """Outcome of a verification sweep: one record per case.
+    """Outcome of a verification sweep: one record per finished case.
 
-    Each record has ``collective, algorithm, p, root, distribution, b, params`` (the
-    tuning parameters as text, :func:`tuwviz.params.label`), ``ok`` and
-    ``mismatches``: for each rank whose output differs, its ``rank``, the first differing
-    byte ``offset``, the ``expected`` and ``got`` byte values, and ``differing_bytes``.
+    Each record has ``collective, algorithm, p, root, distribution, b, m`` (the elements
+    of all blocks together), ``params`` (the tuning parameters as text,
+    :func:`tuwviz.params.label`), ``ok`` and ``mismatches``:
+    for each rank whose output differs, its ``rank``; the first differing element, as
+    ``block`` (the rank whose block it is; None for a reduction's result), ``element``
+    (its index within that block) and ``index`` (within the receive buffer);
+    ``expected`` and ``got`` as values of the ``datatype``; ``never_written`` (the
+    element still holds the fill pattern); ``differing_elements`` of ``elements``; and
+    ``blocks``, every rank whose block has a differing element.
+
+    `aborted` is the :class:`~tuwviz.errors.RankFailure` that stopped the run early (a
+    rank died or hung); the records are then the cases finished before it.
     """
 
     results: list[dict] = field(default_factory=list)
+    aborted: RankFailure | None = None
 
     @property
     def ok(self) -> bool:
-        """True if every case matched the library."""
-        return all(r["ok"] for r in self.results)
+        """True if every case ran and matched the library."""
+        return self.aborted is None and all(r["ok"] for r in self.results)
 
     def failures(self) -> list[dict]:
         """Records of the cases that did not match."""
@@ -113,34 +152,173 @@ class VerifyReport:
                          "failed": len(rs) - passed, "p": f"{ps[0]}-{ps[-1]}"})
         return rows
 
+    def failure_groups(self) -> list[dict]:
+        """The failures grouped per (collective, algorithm), each in a few words.
+
+        Each group has ``collective, algorithm``, ``failed`` of ``cases``, ``where``: the
+        cases that fail, as a condition on p, root, distribution, b and parameters (e.g.
+        ``p >= 3 and root != 0``; m is the elements the collective moves), ``matching``,
+        how many cases meet it, ``exact`` (True if exactly the cases meeting `where` fail,
+        False if only some of them do) and ``first``, the first failing case's record.
+        """
+        groups = []
+        for row in self.summary():
+            if not row["failed"]:
+                continue
+            key = (row["collective"], row["algorithm"])
+            runs = [r for r in self.results if (r["collective"], r["algorithm"]) == key]
+            failed = [r for r in runs if not r["ok"]]
+            where, matching = _condition(failed, runs)
+            groups.append({"collective": key[0], "algorithm": key[1], "failed": len(failed),
+                           "cases": len(runs), "where": where, "matching": matching,
+                           "exact": matching == len(failed), "first": failed[0]})
+        return groups
+
     def table(self) -> str:
-        """The summary as a text table, followed by one line per failed case."""
+        """The summary as a text table, then one line per failing algorithm."""
         from .report import text_table
 
-        lines = [text_table(self.summary())]
-        for r in self.failures():
-            lines.append("FAIL " + describe_failure(r))
-        verdict = "all cases match the MPI library" if self.ok else f"{len(self.failures())} cases FAILED"
-        lines.append(f"{len(self.results)} cases: {verdict}")
+        lines = [text_table(self.summary())] if self.results else []
+        groups = self.failure_groups()
+        lines += ["FAIL " + describe_group(g) for g in groups]
+        if groups:
+            lines.append("(every failing case, element by element: tuwviz verify ... --json, "
+                         "or VerifyReport.failures())")
+        bad = len(self.failures())
+        verdict = "all cases match the MPI library" if not bad else f"{bad} cases FAILED"
+        if self.aborted is not None and not self.results:
+            lines.append("no case finished before the run was aborted")
+        elif self.aborted is not None:
+            lines.append(f"{len(self.results)} cases finished before the run was aborted: {verdict}")
+        else:
+            lines.append(f"{len(self.results)} cases: {verdict}")
         return "\n".join(lines)
 
     def to_json(self) -> dict:
-        return {"ok": self.ok, "summary": self.summary(), "failures": self.failures(),
-                "cases": len(self.results)}
+        out = {"ok": self.ok, "summary": self.summary(), "failures": self.failures(),
+               "groups": [{**g, "text": describe_group(g)} for g in self.failure_groups()],
+               "cases": len(self.results), "complete": self.aborted is None}
+        if self.aborted is not None:
+            out["aborted"] = self.aborted.to_dict()
+        return out
+
+
+def _ranges(values: list[int]) -> str:
+    """``0-3, 5``: sorted integers with runs shortened."""
+    out, run = [], []
+    for v in sorted(values):
+        if run and v != run[-1] + 1:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)))
+            run = []
+        run.append(v)
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)))
+    return ", ".join(out)
+
+
+def describe_mismatch(m: dict) -> str:
+    """One rank's wrong output in the user's terms: block, element, values.
+
+    Examples
+    --------
+    >>> describe_mismatch({"rank": 2, "block": 0, "element": 0, "index": 0, "expected": 5,
+    ...     "got": 1515870810, "never_written": True, "differing_elements": 8,
+    ...     "elements": 8, "blocks": [0, 1, 2, 3], "datatype": "int"})
+    "at rank 2: rank 0's block, element 0: expected 5, got 1515870810 (never written); 8 of 8 int elements differ, in the blocks of ranks 0-3"
+    """
+    where = "the result" if m["block"] is None else f"rank {m['block']}'s block"
+    never = " (never written)" if m.get("never_written") else ""
+    text = (f"at rank {m['rank']}: {where}, element {m['element']}: expected {m['expected']}, "
+            f"got {m['got']}{never}; {m['differing_elements']} of {m['elements']} "
+            f"{m.get('datatype', '')} elements differ".replace("  ", " "))
+    if len(m.get("blocks", [])) > 1:
+        text += f", in the blocks of ranks {_ranges(m['blocks'])}"
+    return text
 
 
 def describe_failure(r: dict) -> str:
-    """One line naming algorithm, p, root, distribution, rank and first differing byte."""
-    where = (f"{r['collective']}/{r['algorithm']} p={r['p']} root={r['root']} "
-             f"dist={r['distribution']} b={r['b']}")
-    if r.get("params"):
-        where += f" {r['params']}"
-    parts = [
-        f"rank {m['rank']}: first differing byte at offset {m['offset']} "
-        f"(expected 0x{m['expected']:02x}, got 0x{m['got']:02x}; {m['differing_bytes']} bytes differ)"
-        for m in r["mismatches"]
-    ]
-    return where + ": " + "; ".join(parts)
+    """One failed case in words: the case, then the first rank with wrong output (and how
+    many more have some)."""
+    return f"{case_label(r)}: {_wrong_output(r)}"
+
+
+def _wrong_output(r: dict) -> str:
+    # the first rank with wrong output, and how many more have some
+    more = len(r["mismatches"]) - 1
+    text = describe_mismatch(r["mismatches"][0])
+    return text + (f" (and {more} more rank{'s' * (more > 1)} with wrong output)" if more else "")
+
+
+def describe_group(g: dict) -> str:
+    """``gatherv/mine: wrong for every case with p >= 3 and root != 0 (24 of 54 cases);
+    first: ...``"""
+    name = f"{g['collective']}/{g['algorithm']}"
+    if not g["where"]:
+        which = f"wrong in every case ({g['cases']} cases)" if g["exact"] else \
+            f"wrong in {g['failed']} of {g['cases']} cases"
+    elif g["exact"]:
+        which = f"wrong for every case with {g['where']} ({g['failed']} of {g['cases']} cases)"
+    else:
+        which = (f"wrong in {g['failed']} of the {g['matching']} cases with {g['where']} "
+                 f"({g['cases']} cases run)")
+    first = g["first"]
+    return f"{name}: {which}; first: {case_label(first, name=False)}: {_wrong_output(first)}"
+
+
+def _is_pow2(p: int) -> bool:
+    return p & (p - 1) == 0
+
+
+def _predicates(failed: list[dict], runs: list[dict]) -> list[list[tuple[str, Callable]]]:
+    """Candidate conditions per case property, simplest first; "" is "any"."""
+    def listed(key, name):
+        vals = sorted({r[key] for r in failed}, key=str)
+        text = f"{name} = {', '.join(map(str, vals))}" if len(vals) > 1 else f"{name} = {vals[0]}"
+        return text, lambda r: r[key] in vals
+
+    ps = sorted({r["p"] for r in runs})
+    p_preds = [("", lambda r: True)]
+    p_preds += [(f"p >= {k}", lambda r, k=k: r["p"] >= k) for k in ps[1:]]
+    p_preds += [(f"p <= {k}", lambda r, k=k: r["p"] <= k) for k in ps[:-1]]
+    p_preds += [("p a power of two", lambda r: _is_pow2(r["p"])),
+                ("p not a power of two", lambda r: not _is_pow2(r["p"])),
+                ("p even", lambda r: r["p"] % 2 == 0), ("p odd", lambda r: r["p"] % 2 == 1),
+                listed("p", "p")]
+    root_preds = [("", lambda r: True),
+                  ("root = 0", lambda r: r["root"] == 0), ("root != 0", lambda r: r["root"] != 0),
+                  ("root = p-1", lambda r: r["root"] == r["p"] - 1),
+                  ("root != p-1", lambda r: r["root"] != r["p"] - 1),
+                  ("root = p/2", lambda r: r["root"] == r["p"] // 2),
+                  ("0 < root < p-1", lambda r: 0 < r["root"] < r["p"] - 1), listed("root", "root")]
+    dists = sorted({r["distribution"] for r in runs})
+    dist_preds = [("", lambda r: True), listed("distribution", "dist")]
+    dist_preds += [(f"dist != {d}", lambda r, d=d: r["distribution"] != d) for d in dists]
+    b_preds = [("", lambda r: True), ("m > 0", lambda r: r.get("m", 1) > 0),
+               ("b > 0", lambda r: r["b"] > 0), listed("b", "b")]
+    param_preds = [("", lambda r: True), listed("params", "params")]
+    return [p_preds, root_preds, dist_preds, b_preds, param_preds]
+
+
+def _condition(failed: list[dict], runs: list[dict]) -> tuple[str, int]:
+    """Which of `runs` fail, as a short condition, and how many runs meet it (as many as
+    fail if it is exact).
+
+    Per property the most selective candidate that every failing case meets is taken;
+    then every part that does not change which runs match is dropped.
+    """
+    def matching(chosen):
+        return {id(r) for r in runs if all(f(r) for _, f in chosen)}
+
+    chosen = []
+    for preds in _predicates(failed, runs):
+        ok = [c for c in preds if all(c[1](r) for r in failed)]
+        chosen.append(min(ok, key=lambda c: sum(1 for r in runs if c[1](r))))  # first on ties
+    target = matching(chosen)
+    for c in list(chosen):
+        fewer = [x for x in chosen if x is not c]
+        if matching(fewer) == target:
+            chosen = fewer
+    return " and ".join(text for text, _ in chosen if text), len(target)
 
 
 def verify(
@@ -153,15 +331,17 @@ def verify(
     seed: int = 0,
     backend: Backend | None = None,
     progress: bool = False,
+    stall_limit: float | None = None,
 ) -> VerifyReport:
     """Compare kernels with the MPI library's collectives on real MPI ranks.
 
     Parameters
     ----------
-    collectives : iterable of str, optional
-        Collectives to check (default: all).
-    algorithms : iterable of str, optional
-        Algorithm names (default: every registered one, ``native`` included).
+    collectives : str or iterable of str, optional
+        Collectives to check (default: all); a string is one name (or ``"a,b"``).
+    algorithms : str or iterable of str, optional
+        Algorithm names (default: every registered one, ``native`` included); a string is
+        one name (or ``"a,b"``).
     ps : iterable of int
         Process counts.
     dists : iterable of str, optional
@@ -176,17 +356,32 @@ def verify(
         Where to run (default: fresh ranks under mpiexec, one run with ``max(ps)`` ranks).
     progress : bool
         Show a progress bar.
+    stall_limit : float, optional
+        Seconds without progress after which an mpiexec run is stopped as hung, naming
+        the ranks that stopped responding (default :data:`tuwviz.launch.STALL_LIMIT`).
 
     Returns
     -------
     VerifyReport
+
+    Raises
+    ------
+    ValueError
+        Before anything runs, for a bad or empty selection: unknown names, p outside
+        ``1..MAX_RANKS`` (:data:`tuwviz.launch.MAX_RANKS`), a negative or non-integer b,
+        roots out of range or given for collectives without a root.
+    RankFailure
+        A rank died, raised or hung: the message names the case that was running, how
+        the rank ended and its last output; the exception's ``report`` attribute is the
+        :class:`VerifyReport` of the cases finished before it (``aborted`` set).
     """
+    if backend is None:  # before building cases: range(1, 10**7) fails at once
+        check_ranks(max(int_values("ps", ps, lo=1, hi=MAX_RANKS, hint=RANKS_HINT)))
+        backend = mpiexec_backend(stall_limit)
     cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed)
     report = VerifyReport()
     if not cases:
-        return report
-    if backend is None:
-        check_ranks(max(c["problem"]["p"] for c in cases))
+        raise ValueError("empty selection: nothing to verify")
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(cases), desc="verify", disable=not progress, unit="case")
@@ -196,12 +391,19 @@ def verify(
         report.results.append({
             "collective": pr["collective"], "algorithm": case["algorithm"], "p": pr["p"],
             "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
-            "params": label(case.get("params")), **result,
+            "m": sum(pr["counts"]), "params": label(case.get("params")), **result,
         })
         bar.update()
 
     try:
         (backend or run_mpiexec)(max(c["problem"]["p"] for c in cases), cases, on_result)
+    except TuwvizError as exc:
+        # the cases finished before it stay available: the CLI prints them, a notebook
+        # finds them on the exception
+        if isinstance(exc, RankFailure):
+            report.aborted = exc
+        exc.report = report
+        raise
     finally:
         bar.close()
     return report

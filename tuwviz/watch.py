@@ -6,18 +6,34 @@ holds a connection to a :class:`RankWatch` in the driver: a rank that ends norma
 goodbye first; a rank that dies just disconnects, and the kernel closes its socket before
 mpiexec can even notice the death.  The first connection lost without a goodbye is the
 rank that died.
+
+The connection also carries the two other facts a driver cannot see from outside:
+
+* every rank sends ``beat`` once a second from a background thread, so a rank that
+  stopped (SIGSTOP, a debugger, a machine that froze) is named by :meth:`RankWatch.silent`;
+* a rank whose connection reports end-of-file without being told goodbye knows that the
+  driver is gone (killed, even by SIGKILL) and exits at once, so no engine or rank is left
+  running for nobody.
 """
 from __future__ import annotations
 
 import os
+import select
 import selectors
 import socket
 import tempfile
 import threading
+import time
+
+from . import reaper
 
 __all__ = ["RankWatch", "connect", "goodbye", "ENV_VAR"]
 
 ENV_VAR = "TUWVIZ_WATCH"
+#: Seconds between a rank's heartbeats.
+BEAT = 1.0
+#: Exit status of a rank that ended because its driver died.
+ORPHAN_EXIT = 75
 
 
 class RankWatch:
@@ -27,12 +43,16 @@ class RankWatch:
         self._dir = tempfile.mkdtemp(prefix="tuwviz-watch-")
         self.address = os.path.join(self._dir, "watch.sock")
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        reaper.remove_on_exit(self._dir)  # if the driver is killed before close()
         self._server.bind(self.address)
         self._server.listen(256)
         self._lock = threading.Lock()
         self._dead: list[int] = []
         self._ranks: dict[socket.socket, int | None] = {}
+        self._seen: dict[int, float] = {}  # rank -> time of its last message
         self._closing = False
+        self._release = threading.Event()
+        self._released = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="tuwviz-rank-watch", daemon=True)
         self._thread.start()
 
@@ -42,6 +62,13 @@ class RankWatch:
         sel = selectors.DefaultSelector()
         sel.register(self._server, selectors.EVENT_READ)
         while not self._closing:
+            if self._release.is_set():
+                for conn in list(self._ranks):
+                    sel.unregister(conn)
+                    conn.close()  # the rank sees end-of-file and exits
+                self._ranks.clear()
+                self._release.clear()
+                self._released.set()
             for key, _ in sel.select(timeout=0.2):
                 if key.fileobj is self._server:
                     try:
@@ -59,6 +86,9 @@ class RankWatch:
                             self._ranks[conn] = None
                         elif word.isdigit():
                             self._ranks[conn] = int(word)
+                    if self._ranks.get(conn) is not None:
+                        with self._lock:
+                            self._seen[self._ranks[conn]] = time.monotonic()
                     continue
                 rank = self._ranks.pop(conn, None)
                 sel.unregister(conn)
@@ -73,12 +103,29 @@ class RankWatch:
         with self._lock:
             return list(self._dead)
 
-    def forget(self) -> None:
-        """Stop counting current connections (before stopping ranks on purpose)."""
+    def silent(self, seconds: float) -> list[int]:
+        """Connected ranks that sent nothing (not even a heartbeat) for `seconds`."""
+        now = time.monotonic()
+        with self._lock:
+            live = {r for r in list(self._ranks.values()) if r is not None}
+            return sorted(r for r in live if now - self._seen.get(r, now) > seconds)
+
+    def forget(self, release: bool = False) -> None:
+        """Stop counting current connections (before stopping ranks on purpose).
+
+        With `release`, also close them: every connected rank then exits by itself within
+        a second, even one stuck inside MPI (a launcher that is stopped does not always
+        take its ranks with it).
+        """
         for conn in list(self._ranks):
             self._ranks[conn] = None
         with self._lock:
             self._dead.clear()
+            self._seen.clear()
+        if release and self._thread.is_alive():
+            self._released.clear()
+            self._release.set()
+            self._released.wait(timeout=2)
 
     def close(self) -> None:
         self._closing = True
@@ -89,32 +136,58 @@ class RankWatch:
                 os.unlink(path) if path == self.address else os.rmdir(path)
             except OSError:
                 pass
+        reaper.keep(self._dir)
 
 
 _conn: socket.socket | None = None
+_conn_lock = threading.Lock()
 
 
 def connect(rank: int, address: str | None = None) -> None:
-    """Called in each rank: connect to the driver's watch (if it has one) as `rank`."""
+    """Called in each rank: connect to the driver's watch (if it has one) as `rank`.
+
+    Starts the heartbeat thread, which also ends this process if the driver dies.
+    """
     global _conn
     address = address or os.environ.get(ENV_VAR)
     if not address or _conn is not None:
         return
     try:
-        _conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        _conn.connect(address)
-        _conn.sendall(f"{rank}\n".encode())
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(address)
+        conn.sendall(f"{rank}\n".encode())
     except OSError:
-        _conn = None  # watching is best effort; the run itself must not depend on it
+        return  # watching is best effort; the run itself must not depend on it
+    _conn = conn
+    threading.Thread(target=_beat, args=(conn,), name="tuwviz-heartbeat", daemon=True).start()
+
+
+def _beat(conn: socket.socket) -> None:
+    while True:
+        try:
+            readable, _, _ = select.select([conn], [], [], BEAT)
+        except (OSError, ValueError):
+            return  # closed by goodbye()
+        with _conn_lock:
+            if _conn is not conn:
+                return
+            try:
+                if readable and not conn.recv(64):
+                    # the driver's end closed without a goodbye from us: it died
+                    os._exit(ORPHAN_EXIT)
+                conn.sendall(b"beat\n")
+            except OSError:
+                os._exit(ORPHAN_EXIT)
 
 
 def goodbye() -> None:
     """Called in each rank before a normal exit."""
     global _conn
-    if _conn is not None:
+    with _conn_lock:
+        conn, _conn = _conn, None
+    if conn is not None:
         try:
-            _conn.sendall(b"bye\n")
-            _conn.close()
+            conn.sendall(b"bye\n")
+            conn.close()
         except OSError:
             pass
-        _conn = None

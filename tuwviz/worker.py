@@ -12,14 +12,35 @@ a failing rank's ``error`` line, because mpiexec may interleave lines of differe
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 
 PREFIX = "TUWVIZ "
 
 
 def emit(kind: str, **fields) -> None:
-    """Print one protocol line and flush it at once (the driver reads it live)."""
-    print("\n" + PREFIX + json.dumps({"kind": kind, **fields}), flush=True)
+    """Write one protocol line at once (the driver reads it live).
+
+    One ``write`` of the whole line: with a single-machine launcher the ranks share the
+    driver's pipe, and a line written in pieces could interleave with another rank's.
+    """
+    sys.stdout.flush()
+    line = "\n" + PREFIX + json.dumps({"kind": kind, **fields}) + "\n"
+    data = line.encode()
+    while data:
+        data = data[os.write(sys.stdout.fileno(), data):]
+
+
+def quiet_barrier(comm, poll: float = 0.001) -> None:
+    """A barrier that sleeps while it waits.
+
+    MPI's blocking calls spin (or yield in a loop); ranks that sit out cases with a smaller
+    p would otherwise take CPU from the ranks doing the work on an oversubscribed machine.
+    """
+    req = comm.Ibarrier()
+    while not req.Test():
+        time.sleep(poll)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,11 +58,14 @@ def main(argv: list[str] | None = None) -> int:
         ranks = world.gather(rank_info(world), root=0)
         if world.rank == 0:
             emit("hello", ranks=ranks)
+        sizes = [case["problem"]["p"] for case in task["cases"]]
         for i, case in enumerate(task["cases"]):
+            if i and sizes[i] > sizes[i - 1]:  # ranks that sat out join: they waited asleep
+                quiet_barrier(world)
             result = run_case(world, case)
             if world.rank == 0:
                 emit("result", index=i, result=result)
-        world.Barrier()
+        quiet_barrier(world)
         if world.rank == 0:
             emit("done")
         watch.goodbye()

@@ -17,7 +17,7 @@
  *     r = max_i (b - b_i) = b - min_i b_i  rounds of at most alpha + beta B each.
  *
  * What travels, in which order (Figure 2).  Number the pieces 0 .. b-1 along the ring:
- * ring position k (rank order[k], ring_order.h) owns pieces first_k .. first_k + b_k - 1,
+ * ring position k (rank order[k], topology.h) owns pieces first_k .. first_k + b_k - 1,
  * first_k = sum_{j<k} b_j; piece j of position k is elements [j B, min((j+1) B, m_k)) of
  * its block.  Virtual process v holds piece v - t in Eq. (1)'s round t and passes it on,
  * so in round t position k
@@ -34,7 +34,7 @@
  * the messages run in "slots", rounds in time: all positions step together; in each slot
  * a position sends its next non-empty piece if it has it - an own piece, or one received in
  * an earlier slot - and its successor receives it in the same slot (tuw_ring_slot,
- * ring_order.c).  Every process runs this clock for the whole ring (integers only, O(p)
+ * topology/ring.c).  Every process runs this clock for the whole ring (integers only, O(p)
  * per slot) and does its own part: per slot one MPI_Sendrecv, or only a send, or only a
  * receive, or nothing; tag = slot.  There are never more slots than Eq. (1)'s r, and
  * exactly r if no process is empty.
@@ -48,7 +48,7 @@
  * matched and MPI completes them (MPI_Sendrecv posts both halves at once, so neither half
  * waits for the other): a contradiction.
  *
- * Block size B: tuw_set_block_bytes, else the Eq. (2) estimate (ring_order.h).  With all
+ * Block size B: tuw_set_block_bytes, else the Eq. (2) estimate (topology.h).  With all
  * m_i equal B = m_i and the algorithm is the standard linear ring (Section 2.4).
  *
  * Cost (one-ported, bidirectional, linear model): at most (b - min_i b_i)(alpha + beta B'),
@@ -69,7 +69,6 @@
  */
 #include <stdlib.h>
 #include "tuwviz.h"
-#include "kernels.h"
 #include "ring_order.h"
 
 /* The pieces of one call: who owns which, where they live in recvbuf, who sends how many. */
@@ -168,11 +167,12 @@ static int next_piece(const pieces *pc, long long from, long long *t, char *recv
 /* Number of usable tags: slot s has tag s % tags, i.e. s itself unless there are more
  * slots than MPI_TAG_UB (at least 32767 by the standard); wrapping is safe because
  * messages between two processes never overtake each other. */
-static long long tag_count(MPI_Comm comm)
+static int tag_count(MPI_Comm comm, long long *tags)
 {
     int *ub, found;
-    MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &found);
-    return found ? (long long)*ub + 1 : 32768;
+    int rc = MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &found);
+    *tags = rc == MPI_SUCCESS && found ? (long long)*ub + 1 : 32768;
+    return rc;
 }
 
 /* One slot: whichever of the two transfers happen, as one operation. */
@@ -199,11 +199,14 @@ static int run_slots(const pieces *pc, int pos, char *recvbuf, MPI_Datatype type
     long long *sent = calloc((size_t)p, sizeof *sent);
     unsigned char *now = malloc((size_t)p);
     long long ts = 0, tr = 0; /* Eq. (1) rounds walked through by my sends, my receives */
-    long long tags = tag_count(comm);
+    long long tags;
     if (!sent || !now) {
         rc = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
+    rc = tag_count(comm, &tags);
+    if (rc != MPI_SUCCESS)
+        goto fn_exit;
     for (long long slot = 0; sent[pos] < pc->nsend[pos] || sent[prev] < pc->nsend[prev];
          slot++) {
         char *sbuf = NULL, *rbuf = NULL;
@@ -240,6 +243,10 @@ int TUW_Allgatherv_pipelined(const void *sendbuf, int sendcount, MPI_Datatype se
     if (rc != MPI_SUCCESS)
         goto fn_exit;
 
+    if (extent > 2147483647) { /* block_elems takes an int extent; same type everywhere */
+        rc = MPI_ERR_COUNT;
+        goto fn_exit;
+    }
     tuw_get_cost_model(&alpha, &beta);
     pc = (pieces){.p = p, .order = order, .counts = recvcounts, .displs = rdispls,
                   .extent = extent};

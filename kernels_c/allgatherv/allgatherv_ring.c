@@ -3,7 +3,7 @@
  * Thakur, Gropp: "A Pipelined Algorithm for Large, Irregular All-gather Problems", IJHPCA
  * 2010, Section 2.1): the folklore algorithm many MPI libraries use for MPI_Allgatherv.
  *
- * The processes form a ring in the order of the ring-order parameter (ring_order.h: rank
+ * The processes form a ring in the order of the ring-order parameter (topology.h: rank
  * order by default; SMP or spread on request).  In round t = 0 .. p-2 the process at ring
  * position k sends the block of position k - t (its own in round 0) to its successor and
  * receives the block of position k - 1 - t from its predecessor, with one Sendrecv, tag t.
@@ -25,7 +25,6 @@
  */
 #include <stdlib.h>
 #include "tuwviz.h"
-#include "kernels.h"
 #include "ring_order.h"
 
 /* x mod p in 0..p-1, also for negative x */

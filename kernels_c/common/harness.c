@@ -14,8 +14,12 @@ int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
     *done = 0;
     double begin = MPI_Wtime();
 
+    rc = tuw_check_params(comm); /* once, outside the timed repetitions */
+    if (rc != MPI_SUCCESS)
+        return rc;
+
     for (int k = 0; k < warmup; k++) {
-        rc = tuw_invoke(index, a, comm);
+        rc = tuw_invoke_unchecked(index, a, comm);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -24,7 +28,7 @@ int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
         if (rc != MPI_SUCCESS)
             return rc;
         double t0 = MPI_Wtime();
-        rc = tuw_invoke(index, a, comm);
+        rc = tuw_invoke_unchecked(index, a, comm);
         double t1 = MPI_Wtime();
         if (rc != MPI_SUCCESS)
             return rc;

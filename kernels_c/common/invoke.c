@@ -2,7 +2,9 @@
  * invoke.c - call any registered algorithm through one entry point.
  *
  * Python (tuwviz/runner.py) fills one tuw_args for every collective; tuw_invoke casts the
- * registry's function pointer back to the collective's MPI-standard signature.
+ * registry's function pointer back to the collective's MPI-standard signature.  It first
+ * checks that all ranks have the same tuning parameters (params.c), outside any kernel so
+ * traces and the model are unaffected.
  */
 #include "tuwviz.h"
 
@@ -19,9 +21,9 @@ const char *tuw_collective_name(int coll)
 MPI_Datatype tuw_datatype(int code)
 {
     switch (code) {
-    case 0: return MPI_BYTE;
-    case 1: return MPI_INT;
-    case 2: return MPI_DOUBLE;
+    case TUW_DT_BYTE: return MPI_BYTE;
+    case TUW_DT_INT: return MPI_INT;
+    case TUW_DT_DOUBLE: return MPI_DOUBLE;
     default: return MPI_DATATYPE_NULL;
     }
 }
@@ -29,14 +31,21 @@ MPI_Datatype tuw_datatype(int code)
 MPI_Op tuw_op(int code)
 {
     switch (code) {
-    case 0: return MPI_SUM;
-    case 1: return MPI_MAX;
-    case 2: return MPI_MIN;
+    case TUW_OP_SUM: return MPI_SUM;
+    case TUW_OP_MAX: return MPI_MAX;
+    case TUW_OP_MIN: return MPI_MIN;
     default: return MPI_OP_NULL;
     }
 }
 
 int tuw_invoke(int index, const tuw_args *a, MPI_Comm comm)
+{
+    /* before the registry lookup: every rank of comm must join this collective */
+    int rc = tuw_check_params(comm);
+    return rc == MPI_SUCCESS ? tuw_invoke_unchecked(index, a, comm) : rc;
+}
+
+int tuw_invoke_unchecked(int index, const tuw_args *a, MPI_Comm comm)
 {
     const tuw_algorithm *alg = tuw_algorithm_get(index);
     MPI_Datatype t = tuw_datatype(a->datatype);

@@ -1,6 +1,6 @@
 /*
  * node_map.c - which processes share a node, and the ring order the tuning parameters ask
- * for (kernels_c/include/ring_order.h).
+ * for (kernels_c/include/ring_order.h; the orders themselves: kernels_c/topology/ring.c).
  *
  * The SMP ring order (Träff et al. 2010, Figure 1) needs the node of every rank.  Unless
  * the user gave one with tuw_set_node_map, it is asked from MPI once per communicator:

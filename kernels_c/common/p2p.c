@@ -7,6 +7,7 @@
  * compares) and completed - end time, and for receives the bytes actually received - in
  * TUW_Wait / TUW_Waitall.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include "tuwviz.h"
 
@@ -47,6 +48,10 @@ static int record(MPI_Comm comm, int peer, int dir, int tag, long long bytes, do
     if (!tracing)
         return -1;
     if (n_events == cap_events) {
+        if (cap_events > INT_MAX / 2) { /* the capacity would not fit an int */
+            tracing = 0;
+            return -1;
+        }
         int cap = cap_events ? 2 * cap_events : 1024;
         tuw_event *grown = realloc(events, (size_t)cap * sizeof *grown);
         if (!grown) {
@@ -70,14 +75,16 @@ static int record(MPI_Comm comm, int peer, int dir, int tag, long long bytes, do
 static long long type_bytes(int count, MPI_Datatype type)
 {
     int size;
-    MPI_Type_size(type, &size);
+    if (MPI_Type_size(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
+        return -1; /* unknown: recorded as -1 bytes rather than garbage */
     return (long long)count * size;
 }
 
 static long long received_bytes(const MPI_Status *st)
 {
     MPI_Count n;
-    MPI_Get_count_c(st, MPI_BYTE, &n);
+    if (MPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
+        return -1;
     return (long long)n;
 }
 
@@ -86,6 +93,10 @@ static void remember_pending(MPI_Request req, int ev)
     if (ev < 0)
         return;
     if (n_pending == cap_pending) {
+        if (cap_pending > INT_MAX / 2) {
+            tracing = 0;
+            return;
+        }
         int cap = cap_pending ? 2 * cap_pending : 64;
         pending_op *grown = realloc(pending, (size_t)cap * sizeof *grown);
         if (!grown) {
@@ -231,6 +242,21 @@ int TUW_Waitall(int n, MPI_Request *reqs, MPI_Status *statuses)
             statuses[i] = st;
     }
     free(evs);
+    return rc;
+}
+
+int TUW_Abandon(int n, MPI_Request *reqs)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        take_pending(reqs[i]); /* its event stays as posted: it never completed */
+        int rc1 = MPI_Cancel(&reqs[i]);
+        int rc2 = MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            rc = rc1 != MPI_SUCCESS ? rc1 : rc2;
+    }
     return rc;
 }
 

@@ -2,11 +2,11 @@
  * gatherv_binomial.c - fixed, block-size-oblivious binomial-tree Gatherv (the baseline of
  * Träff 2017, Section 1: "fixed (block oblivious) trees of logarithmic depth").
  *
- * Virtual ranks relative to the root, at the edges only (Open MPI): v = (rank - root) mod
- * p, rank = (v + root) mod p.  In round k (mask = 2^k) a process with bit k of v set sends
- * its subtree - virtual ranks v .. min(v + 2^k, p) - 1 - to v - 2^k and is done; otherwise,
- * if v + 2^k < p, it receives the subtree of v + 2^k.  The tree ignores block sizes:
- * children always send, even 0 bytes.  Tag = round k.
+ * The tree (topology/binomial.c, tuw_binomial_tree_create) is in virtual ranks relative to
+ * the root, v = (rank - root) mod p.  In round k (mask = 2^k) a process with bit k of v set
+ * sends its subtree - virtual ranks v .. min(v + 2^k, p) - 1 - to v - 2^k and is done;
+ * otherwise, if v + 2^k < p, it receives the subtree of v + 2^k.  The tree ignores block
+ * sizes: children always send, even 0 bytes.  Tag = round k.
  *
  * Learning sizes: a non-root parent does not know its children's block sizes.  It learns
  * each message's size with TUW_Probe (not traced: it transfers nothing), grows its buffer
@@ -39,10 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tuwviz.h"
-#include "kernels.h"
 #include "block_range.h"
-
-#define MAX_ROUNDS 32
+#include "topology.h"
 
 int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          void *recvbuf, const int recvcounts[], const int displs[],
@@ -50,33 +48,34 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
 {
     int rc = MPI_SUCCESS, rank, p, nreq = 0;
     MPI_Aint lb, extent;
-    MPI_Request reqs[MAX_ROUNDS];
-    MPI_Datatype types[MAX_ROUNDS];
+    MPI_Request reqs[TUW_BINOMIAL_MAX_CHILDREN];
+    MPI_Datatype types[TUW_BINOMIAL_MAX_CHILDREN];
     char *buf = NULL;
+    tuw_binomial_tree t;
 
+    for (int k = 0; k < TUW_BINOMIAL_MAX_CHILDREN; k++) /* NULL: safe to abandon on any error path */
+        reqs[k] = MPI_REQUEST_NULL;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     if (root < 0 || root >= p)
         return MPI_ERR_ROOT;
     if (sendcount < 0 && !(rank == root && sendbuf == MPI_IN_PLACE))
         return MPI_ERR_COUNT;
-    int v = (rank - root + p) % p;
+    tuw_binomial_tree_create(p, rank, root, &t);
 
     if (rank == root) {
         rc = MPI_Type_get_extent(recvtype, &lb, &extent);
         if (rc != MPI_SUCCESS)
             return rc;
-        for (int k = 0; (1LL << k) < p; k++) {
-            long long mask = 1LL << k;
-            int child = (int)((root + mask) % p);
-            int n = (int)(2 * mask <= p ? mask : p - mask);
+        for (int k = 0; k < t.nchildren; k++) {
+            const tuw_binomial_edge *e = &t.child[k];
             MPI_Aint off;
             int count;
-            rc = tuw_block_range(recvcounts, displs, p, child, n, recvtype, extent, &off,
-                                 &count, &types[nreq]);
+            rc = tuw_block_range(recvcounts, displs, p, e->rank, e->size, recvtype, extent,
+                                 &off, &count, &types[nreq]);
             if (rc != MPI_SUCCESS)
                 goto fn_exit;
-            rc = TUW_Irecv((char *)recvbuf + off, count, types[nreq], child, k, comm,
+            rc = TUW_Irecv((char *)recvbuf + off, count, types[nreq], e->rank, e->round, comm,
                            &reqs[nreq]);
             nreq++;
             if (rc != MPI_SUCCESS)
@@ -96,14 +95,8 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
     rc = MPI_Type_get_extent(sendtype, &lb, &extent);
     if (rc != MPI_SUCCESS)
         return rc;
-    long long lowbit = v & -v;
-    int k_parent = 0;
-    while ((1LL << k_parent) < lowbit)
-        k_parent++;
-    int parent = (int)((rank - lowbit + p) % p);
-
-    if (lowbit == 1 || v + 1 >= p) { /* a leaf: send the own block as it is */
-        rc = TUW_Send(sendbuf, sendcount, sendtype, parent, k_parent, comm);
+    if (t.nchildren == 0) { /* a leaf: send the own block as it is */
+        rc = TUW_Send(sendbuf, sendcount, sendtype, t.parent, t.round, comm);
         goto fn_exit;
     }
 
@@ -118,10 +111,11 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }
-    for (int k = 0; (1LL << k) < lowbit && v + (1LL << k) < p; k++) {
-        int child = (int)((rank + (1LL << k)) % p), n;
+    for (int k = 0; k < t.nchildren; k++) { /* subtrees behind mine, in round order */
+        const tuw_binomial_edge *e = &t.child[k];
+        int n;
         MPI_Status st;
-        rc = TUW_Probe(child, k, comm, &st);
+        rc = TUW_Probe(e->rank, e->round, comm, &st);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
         rc = MPI_Get_count(&st, sendtype, &n);
@@ -141,14 +135,19 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
             }
             buf = grown;
         }
-        rc = TUW_Recv(buf + used * extent, n, sendtype, child, k, comm, MPI_STATUS_IGNORE);
+        rc = TUW_Recv(buf + used * extent, n, sendtype, e->rank, e->round, comm,
+                      MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
         used += n;
     }
-    rc = TUW_Send(buf, (int)used, sendtype, parent, k_parent, comm);
+    rc = tuw_fits_int(used); /* all receives are complete here */
+    if (rc == MPI_SUCCESS)
+        rc = TUW_Send(buf, (int)used, sendtype, t.parent, t.round, comm);
 
 fn_exit:
+    if (rc != MPI_SUCCESS) /* complete or cancel what is posted before buffers go */
+        TUW_Abandon(nreq, reqs);
     for (int k = 0; k < nreq; k++) {
         int rc2 = tuw_block_range_free(&types[k], recvtype);
         if (rc == MPI_SUCCESS)

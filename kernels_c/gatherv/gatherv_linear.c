@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tuwviz.h"
-#include "kernels.h"
 
 int TUW_Gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                        void *recvbuf, const int recvcounts[], const int displs[],
@@ -31,6 +30,12 @@ int TUW_Gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
+    /* Checked before any communication, so a bad root (the same on every rank) or a negative
+     * own count fails locally and no rank waits for a message that never comes. */
+    if (root < 0 || root >= p)
+        return MPI_ERR_ROOT;
+    if (sendcount < 0 && !(rank == root && sendbuf == MPI_IN_PLACE))
+        return MPI_ERR_COUNT;
 
     if (rank != root) {
         if (sendcount > 0)
@@ -38,6 +43,9 @@ int TUW_Gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         return rc;
     }
 
+    for (int i = 0; i < p; i++) /* the root's counts: checked before anything is posted */
+        if (recvcounts[i] < 0)
+            return MPI_ERR_COUNT;
     rc = MPI_Type_get_extent(recvtype, &lb, &extent);
     if (rc != MPI_SUCCESS)
         goto fn_exit;
@@ -46,6 +54,8 @@ int TUW_Gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         rc = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
+    for (int i = 0; i < p; i++)
+        reqs[i] = MPI_REQUEST_NULL;
     for (int i = 0; i < p; i++) {
         if (i == root || recvcounts[i] == 0)
             continue;
@@ -63,6 +73,8 @@ int TUW_Gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
 
 fn_exit:
+    if (rc != MPI_SUCCESS && reqs) /* no receive may outlive the call */
+        TUW_Abandon(nreq, reqs);
     free(reqs);
     return rc;
 }

@@ -2,7 +2,7 @@
  * gatherv_tuw.c - TUW_Gatherv: linear-time, fully distributed irregular gather on an
  * ordered hypercube tree (Träff 2017, Lemmas 2.1-2.3, Theorem 2.4; fixed root: Lemma 2.2).
  *
- * Phase 1, tree construction (tuw_oh_construct, ordered_hypercube_tree.c): ceil(log2 p)
+ * Phase 1, tree construction (tuw_oh_setup, common/ordered_hypercube_tree.c): ceil(log2 p)
  * iterations of constant-size exchanges between the fixed roots of sibling subcubes, plus
  * fixed root -> gather root info messages.  No process needs the other block sizes in
  * advance; the root's recvcounts are only used to place data.
@@ -13,9 +13,9 @@
  * rank range, already in rank order - to its parent with one message.  A subtree with 0
  * bytes sends nothing (the paper's dotted edges).  Tag = iteration of the tree edge.
  *   - leaves send straight from sendbuf;
- *   - inner processes receive into one buffer of their subtree's size, children on the
- *     left and right of their own block, which they copy in (the paper's prototype does
- *     the same; cost beta' m_i, a local copy, not in the model);
+ *   - inner processes receive into one buffer of their subtree's size, each child at the
+ *     offset the tree gives it, left and right of their own block, which they copy in (the
+ *     paper's prototype does the same; cost beta' m_i, a local copy, not in the model);
  *   - the root receives each child's range straight into recvbuf at displs (one contiguous
  *     piece when displs are prefix sums; otherwise an indexed datatype): no reordering, no
  *     intermediate buffer.
@@ -39,10 +39,14 @@
  *                 sends blocks 2..3 (5 elements, tag 1) to 0, which receives them at
  *                 recvbuf + displs[2].
  * Model: tuwviz/model/gatherv.py:tuw.
+ *
+ * Counts beyond int: an edge of more than INT_MAX elements cannot be one message.  Both
+ * ends know its size from the construction (tuw_oh_too_big), so both skip it; the ranks
+ * above it (whose subtrees contain it) skip theirs too, receive and drop what their other
+ * children send (nobody waits forever), and return MPI_ERR_COUNT, as does the root.
  */
 #include <stdlib.h>
 #include "tuwviz.h"
-#include "kernels.h"
 #include "block_range.h"
 #include "ordered_hypercube.h"
 
@@ -50,26 +54,20 @@ int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
 {
-    int rc = MPI_SUCCESS, rank, p, nreq = 0, ssize, rsize;
+    int rc = MPI_SUCCESS, rank, p, nreq = 0, ssize, rsize, overflow = 0;
     MPI_Aint sextent, rextent;
     MPI_Request reqs[TUW_OH_MAX_DIMS];
     MPI_Datatype types[TUW_OH_MAX_DIMS];
     char *buf = NULL;
-    long long mybytes;
     tuw_oh_tree t;
 
+    for (int k = 0; k < TUW_OH_MAX_DIMS; k++) /* NULL: safe to abandon on any error path */
+        reqs[k] = MPI_REQUEST_NULL;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
-    if (root < 0 || root >= p)
-        return MPI_ERR_ROOT;
     /* own block: the send side; the root's counts describe the receive side */
-    rc = tuw_oh_own_block(rank == root, sendbuf == MPI_IN_PLACE, sendcount, sendtype,
-                          recvcounts, root, recvtype, &ssize, &sextent, &rsize, &rextent,
-                          &mybytes);
-    if (rc != MPI_SUCCESS)
-        return rc;
-
-    rc = tuw_oh_construct(p, rank, root, mybytes, comm, &t);
+    rc = tuw_oh_setup(root, sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcounts, recvtype,
+                      comm, &ssize, &sextent, &rsize, &rextent, &t);
     if (rc != MPI_SUCCESS)
         return rc;
 
@@ -80,6 +78,10 @@ int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
             int count;
             if (e->bytes == 0)
                 continue;
+            if (tuw_oh_too_big(e->bytes, rsize)) { /* the child cannot send it: see above */
+                overflow = 1;
+                continue;
+            }
             rc = tuw_block_range(recvcounts, displs, p, e->lo, e->hi - e->lo, recvtype,
                                  rextent, &off, &count, &types[nreq]);
             if (rc != MPI_SUCCESS)
@@ -108,6 +110,21 @@ int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         goto fn_exit;
     }
 
+    if (tuw_oh_too_big(t.bytes, ssize)) { /* my subtree cannot go up as one message */
+        overflow = 1;
+        for (int k = 0; k < t.nchildren && rc == MPI_SUCCESS; k++) {
+            const tuw_oh_edge *e = &t.child[k];
+            if (e->bytes == 0 || tuw_oh_too_big(e->bytes, ssize))
+                continue; /* no message on this edge */
+            char *tmp = malloc((size_t)(e->bytes / ssize) * (size_t)sextent + 1);
+            rc = tmp ? TUW_Recv(tmp, (int)(e->bytes / ssize), sendtype, e->peer, e->iteration,
+                                comm, MPI_STATUS_IGNORE)
+                     : MPI_ERR_NO_MEM;
+            free(tmp);
+        }
+        goto fn_exit;
+    }
+
     /* inner process: children and own block into one buffer, in rank order */
     buf = malloc((size_t)(t.bytes / ssize) * (size_t)sextent + 1);
     if (!buf) {
@@ -116,13 +133,9 @@ int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     }
     for (int k = 0; k < t.nchildren; k++) {
         const tuw_oh_edge *e = &t.child[k];
-        long long before = e->lo > rank ? mybytes : 0; /* bytes left of this child */
-        for (int j = 0; j < t.nchildren; j++)
-            if (t.child[j].lo < e->lo)
-                before += t.child[j].bytes;
         if (e->bytes == 0)
             continue;
-        rc = TUW_Irecv(buf + before / ssize * sextent, (int)(e->bytes / ssize), sendtype,
+        rc = TUW_Irecv(buf + e->offset / ssize * sextent, (int)(e->bytes / ssize), sendtype,
                        e->peer, e->iteration, comm, &reqs[nreq++]);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
@@ -139,6 +152,10 @@ int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                       t.parent.iteration, comm);
 
 fn_exit:
+    if (rc == MPI_SUCCESS && overflow)
+        rc = MPI_ERR_COUNT;
+    if (rc != MPI_SUCCESS) /* complete or cancel what is posted before buffers go */
+        TUW_Abandon(nreq, reqs);
     if (rank == root)
         for (int k = 0; k < nreq; k++) {
             int rc2 = tuw_block_range_free(&types[k], recvtype);

@@ -1,30 +1,22 @@
 /*
- * ordered_hypercube.h - the ordered hypercubes and linear-time gather tree of Träff 2017,
- * "Practical, Linear-time, Fully Distributed Algorithms for Irregular Gather and Scatter"
- * (EuroMPI/USA '17), Lemmas 2.1-2.3.
+ * ordered_hypercube.h - the linear-time gather tree of Träff 2017, "Practical, Linear-time,
+ * Fully Distributed Algorithms for Irregular Gather and Scatter" (EuroMPI/USA '17), Lemmas
+ * 2.1-2.3, as the tree kernels use it.
  *
  * Two layers, as MPICH's treealgo separates them:
- *   - kernels_c/gatherv/ordered_hypercube.c: topology from integers only (cubes, fixed
- *     roots, partners with the rank p-1 rule, the winner rule); no communicator;
- *   - kernels_c/gatherv/ordered_hypercube_tree.c: tuw_oh_construct, the distributed tree
- *     construction of Lemma 2.3, communicating through the TUW_ wrappers.
+ *   - kernels_c/topology/ordered_hypercube.c (topology.h): cubes, fixed roots, partners
+ *     with the rank p-1 rule, the winner rule; integers only, no communicator;
+ *   - kernels_c/common/ordered_hypercube_tree.c (this header): tuw_oh_construct, the
+ *     distributed tree construction of Lemma 2.3, communicating through the TUW_ wrappers.
  * TUW_Gatherv and TUW_Scatterv build the same tree and only differ in the data phase.
- * Python mirror, function for function: tuwviz/model/ordered_hypercube.py.
+ * Python mirror: tuwviz/model/topology/ordered_hypercube.py (topology),
+ * tuwviz/model/ordered_hypercube.py:build_tree (construction).
  */
 #ifndef TUWVIZ_ORDERED_HYPERCUBE_H
 #define TUWVIZ_ORDERED_HYPERCUBE_H
 
 #include <mpi.h>
-
-/* More iterations than any int rank count needs. */
-#define TUW_OH_MAX_DIMS 32
-
-/* The fixed-root exchange message (3 x 8 = 24 bytes): what a fixed root knows of its cube. */
-typedef struct {
-    long long groot;     /* the cube's gather root                                     */
-    long long time;      /* gather time estimate T: bytes of the cube outside groot    */
-    long long rootblock; /* bytes of groot's own block                                 */
-} tuw_oh_state;
+#include "topology.h"
 
 /* The fixed root -> gather root info message (24 bytes): the outcome of one iteration. */
 typedef struct {
@@ -33,21 +25,14 @@ typedef struct {
     long long nbytes; /* the loser's total bytes (0: no data message)     */
 } tuw_oh_info;
 
-/* ---- topology from integers (ordered_hypercube.c) ------------------------------------- */
-int tuw_oh_dims(int p);                                  /* ceil(log2 p)                  */
-void tuw_oh_cube(int p, int d, int rank, int *lo, int *hi); /* level-d cube of rank       */
-int tuw_oh_fixed_root(int p, int d, int rank);           /* last rank of that cube        */
-int tuw_oh_is_fixed_root(int p, int d, int rank);
-int tuw_oh_has_sibling(int p, int d, int rank);          /* cube takes part in iteration d */
-int tuw_oh_partner(int p, int d, int f);                 /* partner fixed root, or -1     */
-int tuw_oh_right_wins(const tuw_oh_state *left, const tuw_oh_state *right, int root);
-
-/* ---- the constructed tree, as one process sees it (ordered_hypercube_tree.c) ---------- */
+/* ---- the constructed tree, as one process sees it --------------------------------- */
 typedef struct {
-    int iteration;   /* iteration that made the edge; also the message tag      */
-    int peer;        /* the rank at the other end                               */
-    int lo, hi;      /* the edge carries the blocks of ranks lo..hi-1          */
-    long long bytes; /* their total; 0 = the paper's dotted edge, no message    */
+    int iteration;    /* iteration that made the edge; also the message tag          */
+    int peer;         /* the rank at the other end                                   */
+    int lo, hi;       /* the edge carries the blocks of ranks lo..hi-1               */
+    long long bytes;  /* their total; 0 = the paper's dotted edge, no message        */
+    long long offset; /* child edge: bytes before its blocks in my subtree's buffer;
+                         parent edge: 0 (it carries my whole subtree)                */
 } tuw_oh_edge;
 
 typedef struct {
@@ -68,16 +53,27 @@ typedef struct {
 int tuw_oh_construct(int p, int rank, int root, long long mybytes, MPI_Comm comm,
                      tuw_oh_tree *tree);
 
-/* Datatype sizes and the own block's bytes for a tree kernel, which gather and scatter need
- * alike with the roles mirrored.  "own" is this rank's own block (gather: the send side;
- * scatter: the receive side); "root" is the side of the root's counts vector, looked at only
- * at the root.  At the root with in_place, the own block is root_counts[root] elements of
- * root_type and own_type is not looked at.  Returns MPI_ERR_COUNT for a negative own count,
- * MPI_ERR_TYPE for an own type of size 0 (blocks are counted in its elements), or the error
- * of MPI_Type_size/MPI_Type_get_extent.  Sizes and extents not looked at are set to 0. */
-int tuw_oh_own_block(int is_root, int in_place, int own_count, MPI_Datatype own_type,
-                     const int root_counts[], int root, MPI_Datatype root_type,
-                     int *own_size, MPI_Aint *own_extent, int *root_size,
-                     MPI_Aint *root_extent, long long *bytes);
+/* The start both tree kernels share, with the roles of send and receive side mirrored:
+ * check the root (MPI_ERR_ROOT), find the datatype sizes and the own block's bytes, and
+ * build the tree (tuw_oh_construct) from them.  "own" is this rank's own block (gather: the
+ * send side; scatter: the receive side); "root" is the side of the root's counts vector,
+ * looked at only at the root.  At the root with in_place, the own block is
+ * root_counts[root] elements of root_type and own_type is not looked at.  Returns
+ * MPI_ERR_COUNT for a negative own count, MPI_ERR_TYPE for an own type of size 0 (blocks
+ * are counted in its elements), the error of MPI_Type_size/MPI_Type_get_extent, or that of
+ * the construction.  Sizes and extents not looked at are set to 0. */
+int tuw_oh_setup(int root, int in_place, int own_count, MPI_Datatype own_type,
+                 const int root_counts[], MPI_Datatype root_type, MPI_Comm comm,
+                 int *own_size, MPI_Aint *own_extent, int *root_size, MPI_Aint *root_extent,
+                 tuw_oh_tree *tree);
+
+/* Whether an edge of `bytes` cannot be one message: more than INT_MAX elements of `size`
+ * bytes (MPI counts are ints).  Both ends of an edge know its bytes from the construction,
+ * so both decide alike: such an edge carries no message, and the kernels return
+ * MPI_ERR_COUNT on the ranks it touches instead of truncating a cast count. */
+static inline int tuw_oh_too_big(long long bytes, int size)
+{
+    return size > 0 && bytes / size > 2147483647LL;
+}
 
 #endif /* TUWVIZ_ORDERED_HYPERCUBE_H */

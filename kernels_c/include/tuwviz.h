@@ -15,6 +15,7 @@
 #ifndef TUWVIZ_H
 #define TUWVIZ_H
 
+#include <limits.h>
 #include <mpi.h>
 
 #ifdef __cplusplus
@@ -37,28 +38,47 @@ typedef enum {
 
 const char *tuw_collective_name(int coll);
 
-/* MPI-standard signatures, one typedef per collective. */
-typedef int (*tuw_gather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
-                             int, MPI_Comm);
-typedef int (*tuw_gatherv_fn)(const void *, int, MPI_Datatype, void *, const int[],
-                              const int[], MPI_Datatype, int, MPI_Comm);
-typedef int (*tuw_scatter_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
-                              int, MPI_Comm);
-typedef int (*tuw_scatterv_fn)(const void *, const int[], const int[], MPI_Datatype, void *,
-                               int, MPI_Datatype, int, MPI_Comm);
-typedef int (*tuw_allgather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
-                                MPI_Comm);
-typedef int (*tuw_allgatherv_fn)(const void *, int, MPI_Datatype, void *, const int[],
-                                 const int[], MPI_Datatype, MPI_Comm);
-typedef int (*tuw_allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
-typedef int (*tuw_reduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
-typedef int (*tuw_reduce_scatter_block_fn)(const void *, void *, int, MPI_Datatype, MPI_Op,
-                                           MPI_Comm);
+/* MPI-standard signatures, one parameter list per collective: TUW_<COLL>_PARAMS.  They give
+ * the function-pointer types tuw_invoke casts to, and the prototypes the registry generated
+ * from kernels_c/algorithms.toml declares (TUW_PROTO(coll, fn)), so a kernel file needs no
+ * header of its own. */
+#define TUW_GATHER_PARAMS (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, \
+                           MPI_Comm)
+#define TUW_GATHERV_PARAMS (const void *, int, MPI_Datatype, void *, const int[], \
+                            const int[], MPI_Datatype, int, MPI_Comm)
+#define TUW_SCATTER_PARAMS (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, \
+                            MPI_Comm)
+#define TUW_SCATTERV_PARAMS (const void *, const int[], const int[], MPI_Datatype, void *, \
+                             int, MPI_Datatype, int, MPI_Comm)
+#define TUW_ALLGATHER_PARAMS (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, \
+                              MPI_Comm)
+#define TUW_ALLGATHERV_PARAMS (const void *, int, MPI_Datatype, void *, const int[], \
+                               const int[], MPI_Datatype, MPI_Comm)
+#define TUW_ALLREDUCE_PARAMS (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm)
+#define TUW_REDUCE_PARAMS (const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm)
+#define TUW_REDUCE_SCATTER_BLOCK_PARAMS (const void *, void *, int, MPI_Datatype, MPI_Op, \
+                                         MPI_Comm)
+#define TUW_PROTO(COLL, fn) int fn TUW_##COLL##_PARAMS
 
-/* ---- algorithm registry (kernels_c/common/registry.c) --------------------------------- */
+typedef int(*tuw_gather_fn) TUW_GATHER_PARAMS;
+typedef int(*tuw_gatherv_fn) TUW_GATHERV_PARAMS;
+typedef int(*tuw_scatter_fn) TUW_SCATTER_PARAMS;
+typedef int(*tuw_scatterv_fn) TUW_SCATTERV_PARAMS;
+typedef int(*tuw_allgather_fn) TUW_ALLGATHER_PARAMS;
+typedef int(*tuw_allgatherv_fn) TUW_ALLGATHERV_PARAMS;
+typedef int(*tuw_allreduce_fn) TUW_ALLREDUCE_PARAMS;
+typedef int(*tuw_reduce_fn) TUW_REDUCE_PARAMS;
+typedef int(*tuw_reduce_scatter_block_fn) TUW_REDUCE_SCATTER_BLOCK_PARAMS;
+
+/* ---- algorithm registry ------------------------------------------------------------------
+ * tuw_algorithms[] is generated from kernels_c/algorithms.toml when the library is built
+ * (tuwviz/kernels.py); kernels_c/common/registry.c reads it.  Flags follow the row's
+ * library and restrictions fields. */
 enum {
     TUW_NEEDS_COMMUTATIVE = 1 << 0, /* the algorithm reorders operands of the reduction   */
-    TUW_IS_LIBRARY = 1 << 1         /* the MPI library's own collective ("native")        */
+    TUW_IS_LIBRARY = 1 << 1,        /* the MPI library's own collective ("native")        */
+    TUW_NEEDS_POWER_OF_TWO = 1 << 2, /* p must be a power of two                           */
+    TUW_IN_PLACE = 1 << 3           /* accepts MPI_IN_PLACE where the standard allows it   */
 };
 
 typedef struct {
@@ -66,7 +86,7 @@ typedef struct {
     int collective;          /* a tuw_collective                                         */
     void (*fn)(void);        /* cast to the collective's tuw_*_fn type before calling    */
     const char *description; /* one line, shown by `tuwviz list` and in notebooks          */
-    int flags;               /* TUW_NEEDS_COMMUTATIVE, TUW_IS_LIBRARY                      */
+    int flags;               /* TUW_NEEDS_COMMUTATIVE, TUW_IS_LIBRARY, ...                 */
 } tuw_algorithm;
 
 extern const tuw_algorithm tuw_algorithms[];
@@ -87,16 +107,22 @@ typedef struct {
     int recvcount;
     const int *recvcounts; /* gatherv, allgatherv */
     const int *rdispls;    /* gatherv, allgatherv */
-    int datatype;          /* 0 byte, 1 int, 2 double: same order as tuwviz.problems.DATATYPES */
-    int op;                /* 0 sum, 1 max, 2 min: same order as tuwviz.problems.OPS           */
+    int datatype;          /* a TUW_DT_* code: the order of tuwviz.problems.DATATYPES */
+    int op;                /* a TUW_OP_* code: the order of tuwviz.problems.OPS       */
     int root;
 } tuw_args;
+
+enum { TUW_DT_BYTE = 0, TUW_DT_INT = 1, TUW_DT_DOUBLE = 2 };
+enum { TUW_OP_SUM = 0, TUW_OP_MAX = 1, TUW_OP_MIN = 2 };
 
 MPI_Datatype tuw_datatype(int code);
 MPI_Op tuw_op(int code);
 
-/* Call algorithm `index` of the registry with the arguments in `a`; returns its MPI code. */
+/* Call algorithm `index` of the registry with the arguments in `a`, after tuw_check_params
+ * (collective); returns its MPI code. */
 int tuw_invoke(int index, const tuw_args *a, MPI_Comm comm);
+/* The same without tuw_check_params: for loops that checked once (tuw_time). */
+int tuw_invoke_unchecked(int index, const tuw_args *a, MPI_Comm comm);
 
 /* ---- timing harness (kernels_c/common/harness.c) --------------------------------------- */
 enum { TUW_OK = 0, TUW_TIME_LIMIT = -1 };
@@ -105,7 +131,8 @@ enum { TUW_OK = 0, TUW_TIME_LIMIT = -1 };
  * MPI_Barrier; times[k] is this rank's local time of repetition k in seconds.  If
  * time_limit > 0 and the measurement (warm-up included) has run longer than time_limit
  * seconds on rank 0, the loop stops after the current repetition on all ranks (ReproMPI's
- * per-measurement time limit).  *done is the number of repetitions completed.  Returns
+ * per-measurement time limit).  *done is the number of repetitions completed.  The tuning
+ * parameters are compared once before the loop (tuw_check_params).  Returns
  * MPI_SUCCESS, TUW_TIME_LIMIT, or the kernel's MPI error code. */
 int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
              double time_limit, double *times, int *done);
@@ -126,9 +153,20 @@ int TUW_Wait(MPI_Request *req, MPI_Status *status);
  * size first probes, then receives it with a recorded TUW_Recv. */
 int TUW_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int TUW_Waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
+/* Error paths: cancel and complete every non-null request of reqs, so nothing still writes
+ * into (or reads from) a buffer the caller frees next.  Records nothing; returns the first
+ * error of MPI_Cancel/MPI_Wait. */
+int TUW_Abandon(int n, MPI_Request *reqs);
 
 /* Copy a block between two local buffers (types may differ, as in MPI_Sendrecv).  Not a
  * message, so not traced: the model has no message for a process's own block either. */
+/* MPI_SUCCESS if `n` elements fit MPI's int count, else MPI_ERR_COUNT.  Subtree sizes are
+ * summed as long long; a sum past INT_MAX must fail, not wrap into a wrong message size. */
+static inline int tuw_fits_int(long long n)
+{
+    return n >= 0 && n <= INT_MAX ? MPI_SUCCESS : MPI_ERR_COUNT;
+}
+
 int tuw_local_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
                    MPI_Datatype rtype);
 
@@ -140,25 +178,36 @@ enum { TUW_RING_RANK = 0, TUW_RING_SMP = 1, TUW_RING_SPREAD = 2 };
 #define TUW_DEFAULT_ALPHA 1e-6 /* seconds per message, for Eq. (2) */
 #define TUW_DEFAULT_BETA 1e-9  /* seconds per byte, for Eq. (2) */
 
-/* Pipelined ring's block size B in bytes; 0 (default) = Eq. (2) estimate.  Negative
- * values are stored as 0. */
-void tuw_set_block_bytes(long long bytes);
+/* Setters return MPI_SUCCESS, or MPI_ERR_ARG for a value out of range, which they do not
+ * store: the parameter is set to its default instead. */
+/* Pipelined ring's block size B in bytes; 0 (default) = Eq. (2) estimate.  Negative: error. */
+int tuw_set_block_bytes(long long bytes);
 long long tuw_get_block_bytes(void);
-/* alpha, beta of the linear cost model; used only by the Eq. (2) estimate of B. */
-void tuw_set_cost_model(double alpha, double beta);
+/* alpha, beta of the linear cost model; used only by the Eq. (2) estimate of B.  Each must
+ * be finite and >= 0. */
+int tuw_set_cost_model(double alpha, double beta);
+int tuw_set_cost_alpha(double alpha); /* one at a time: what tuwviz's parameter table sets */
+int tuw_set_cost_beta(double beta);
 void tuw_get_cost_model(double *alpha, double *beta);
 /* Ring order of the ring Allgatherv kernels: TUW_RING_RANK (default), TUW_RING_SMP,
- * TUW_RING_SPREAD (see kernels_c/include/ring_order.h).  An unknown value makes those
- * kernels return MPI_ERR_ARG. */
-void tuw_set_ring_order(int order);
+ * TUW_RING_SPREAD (see kernels_c/include/ring_order.h).  Any other value: error. */
+int tuw_set_ring_order(int order);
 int tuw_get_ring_order(void);
 /* Node of each rank for TUW_RING_SMP (copied).  n = 0 clears it; SMP then asks the
  * communicator which ranks share memory.  Returns MPI_SUCCESS, MPI_ERR_NO_MEM (the old map
- * is kept) or MPI_ERR_ARG (n < 0, or n > 0 and node_of_rank NULL). */
+ * is kept) or MPI_ERR_ARG (n < 0, n > 0 and node_of_rank NULL, or a negative node). */
 int tuw_set_node_map(int n, const int node_of_rank[]);
 /* The map set by tuw_set_node_map (NULL if none); returns its length n. */
 int tuw_get_node_map(const int **node_of_rank);
 void tuw_reset_params(void); /* all defaults, node map cleared */
+/* Collective over comm: compare every rank's tuning parameters.  Ranks that disagree would
+ * hang or truncate inside a kernel, so all ranks return MPI_ERR_ARG together, and
+ * tuw_last_error() names the parameter, two ranks and their values.  tuw_invoke calls it
+ * before every kernel, tuw_time once before its loop. */
+int tuw_check_params(MPI_Comm comm);
+/* Text of the last error tuw_check_params found ("" if none); tuw_clear_error empties it. */
+const char *tuw_last_error(void);
+void tuw_clear_error(void);
 
 /* ---- trace (kernels_c/common/p2p.c) ----------------------------------------------------- */
 enum { TUW_DIR_SEND = 0, TUW_DIR_RECV = 1 };
@@ -177,6 +226,13 @@ void tuw_trace_start(void);   /* clear and start recording */
 void tuw_trace_stop(void);
 int tuw_trace_count(void);
 int tuw_trace_copy(tuw_event *out, int n); /* copy up to n events; returns how many */
+
+/* ---- constants Python mirrors (kernels_c/common/constants.c) ---------------------------
+ * Value of a named constant or struct layout ("TUW_DT_INT", "sizeof tuw_args",
+ * "offsetof tuw_args.root", ...); NaN for an unknown name.  tuwviz.kernels compares its own
+ * copies with these when it loads the library and names any that differ. */
+double tuw_constant(const char *name);
+const char *tuw_constant_name(int index); /* NULL past the last */
 
 #ifdef __cplusplus
 }

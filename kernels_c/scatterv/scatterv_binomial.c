@@ -2,11 +2,12 @@
  * scatterv_binomial.c - fixed, block-size-oblivious binomial-tree Scatterv (the baseline
  * of Träff 2017, Section 1), the reverse of gatherv_binomial.c.
  *
- * Virtual ranks relative to the root: v = (rank - root) mod p.  A process receives its
- * subtree - virtual ranks v .. min(v + lowbit(v), p) - 1 - from v - lowbit(v) (the root
- * holds everything), then sends each child v + 2^k, largest subtree first (k descending),
- * its subtree's blocks.  The tree ignores block sizes: every child receives a data
- * message, even of 0 bytes.  Tag = round k.
+ * The tree (topology/binomial.c, tuw_binomial_tree_create) is in virtual ranks relative to
+ * the root: v = (rank - root) mod p.  A process receives its subtree - virtual ranks
+ * v .. min(v + lowbit(v), p) - 1 - from v - lowbit(v) (the root holds everything), then
+ * sends each child v + 2^k, largest subtree first (k descending), its subtree's blocks,
+ * which start at block 2^k of its own.  The tree ignores block sizes: every child receives
+ * a data message, even of 0 bytes.  Tag = round k.
  *
  * Learning sizes: only the root knows sendcounts.  A child whose subtree has more than one
  * process first receives the counts of the rest of its subtree (virtual ranks v+1 ..; it
@@ -32,10 +33,8 @@
  */
 #include <stdlib.h>
 #include "tuwviz.h"
-#include "kernels.h"
 #include "block_range.h"
-
-#define MAX_ROUNDS 32
+#include "topology.h"
 
 int TUW_Scatterv_binomial(const void *sendbuf, const int sendcounts[], const int displs[],
                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -43,21 +42,21 @@ int TUW_Scatterv_binomial(const void *sendbuf, const int sendcounts[], const int
 {
     int rc = MPI_SUCCESS, rank, p, nreq = 0, ntypes = 0;
     MPI_Aint lb, extent;
-    MPI_Request reqs[2 * MAX_ROUNDS];
-    MPI_Datatype types[MAX_ROUNDS];
+    MPI_Request reqs[2 * TUW_BINOMIAL_MAX_CHILDREN];
+    MPI_Datatype types[TUW_BINOMIAL_MAX_CHILDREN];
     int *vcounts = NULL; /* counts in virtual rank order (root: all; others: subtree) */
     char *buf = NULL;
+    tuw_binomial_tree t;
 
+    for (int k = 0; k < 2 * TUW_BINOMIAL_MAX_CHILDREN; k++) /* NULL: safe to abandon on any error path */
+        reqs[k] = MPI_REQUEST_NULL;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     if (root < 0 || root >= p)
         return MPI_ERR_ROOT;
     if (recvcount < 0 && !(rank == root && recvbuf == MPI_IN_PLACE))
         return MPI_ERR_COUNT;
-    int v = (rank - root + p) % p;
-    int top = 0; /* highest round: 2^top < p */
-    while ((2LL << top) < p)
-        top++;
+    tuw_binomial_tree_create(p, rank, root, &t);
 
     if (rank == root) {
         rc = MPI_Type_get_extent(sendtype, &lb, &extent);
@@ -68,23 +67,22 @@ int TUW_Scatterv_binomial(const void *sendbuf, const int sendcounts[], const int
             return MPI_ERR_NO_MEM;
         for (int u = 0; u < p; u++)
             vcounts[u] = sendcounts[(root + u) % p];
-        for (int k = p > 1 ? top : -1; k >= 0; k--) {
-            int mask = 1 << k, child = (root + mask) % p;
-            int n = 2 * mask <= p ? mask : p - mask;
+        for (int k = t.nchildren - 1; k >= 0; k--) {
+            const tuw_binomial_edge *e = &t.child[k];
             MPI_Aint off;
             int count;
-            if (n > 1) {
-                rc = TUW_Isend(&vcounts[mask + 1], n - 1, MPI_INT, child, k, comm,
-                               &reqs[nreq++]);
+            if (e->size > 1) {
+                rc = TUW_Isend(&vcounts[e->first + 1], e->size - 1, MPI_INT, e->rank, e->round,
+                               comm, &reqs[nreq++]);
                 if (rc != MPI_SUCCESS)
                     goto fn_exit;
             }
-            rc = tuw_block_range(sendcounts, displs, p, child, n, sendtype, extent, &off,
-                                 &count, &types[ntypes]);
+            rc = tuw_block_range(sendcounts, displs, p, e->rank, e->size, sendtype, extent,
+                                 &off, &count, &types[ntypes]);
             if (rc != MPI_SUCCESS)
                 goto fn_exit;
-            rc = TUW_Isend((const char *)sendbuf + off, count, types[ntypes], child, k, comm,
-                           &reqs[nreq++]);
+            rc = TUW_Isend((const char *)sendbuf + off, count, types[ntypes], e->rank, e->round,
+                           comm, &reqs[nreq++]);
             ntypes++;
             if (rc != MPI_SUCCESS)
                 goto fn_exit;
@@ -102,52 +100,50 @@ int TUW_Scatterv_binomial(const void *sendbuf, const int sendcounts[], const int
     rc = MPI_Type_get_extent(recvtype, &lb, &extent);
     if (rc != MPI_SUCCESS)
         return rc;
-    int lowbit = v & -v, k_parent = 0;
-    while ((1 << k_parent) < lowbit)
-        k_parent++;
-    int parent = (rank - lowbit + p) % p;
-    int size = v + lowbit <= p ? lowbit : p - v; /* processes in my subtree */
-
-    if (size == 1) { /* a leaf: my block only, straight into recvbuf */
-        rc = TUW_Recv(recvbuf, recvcount, recvtype, parent, k_parent, comm, MPI_STATUS_IGNORE);
+    if (t.size == 1) { /* a leaf: my block only, straight into recvbuf */
+        rc = TUW_Recv(recvbuf, recvcount, recvtype, t.parent, t.round, comm, MPI_STATUS_IGNORE);
         goto fn_exit;
     }
 
     /* vcounts[u] = count of virtual rank v + u (u = 0: mine) */
-    vcounts = malloc((size_t)size * sizeof *vcounts);
+    vcounts = malloc((size_t)t.size * sizeof *vcounts);
     if (!vcounts)
         return MPI_ERR_NO_MEM;
     vcounts[0] = recvcount;
-    rc = TUW_Recv(&vcounts[1], size - 1, MPI_INT, parent, k_parent, comm, MPI_STATUS_IGNORE);
+    rc = TUW_Recv(&vcounts[1], t.size - 1, MPI_INT, t.parent, t.round, comm,
+                  MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
         goto fn_exit;
     long long total = 0;
-    for (int u = 0; u < size; u++)
+    for (int u = 0; u < t.size; u++)
         total += vcounts[u];
+    /* the subtree's sum bounds every child's count: one check before any message */
+    rc = tuw_fits_int(total);
+    if (rc != MPI_SUCCESS)
+        goto fn_exit;
     buf = malloc((size_t)(total > 0 ? total : 1) * (size_t)extent);
     if (!buf) {
         rc = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    rc = TUW_Recv(buf, (int)total, recvtype, parent, k_parent, comm, MPI_STATUS_IGNORE);
+    rc = TUW_Recv(buf, (int)total, recvtype, t.parent, t.round, comm, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
         goto fn_exit;
-    for (int k = k_parent - 1; k >= 0; k--) {
-        int mask = 1 << k;
-        if (mask >= size)
-            continue; /* child v + mask does not exist */
-        int child = (rank + mask) % p, n = 2 * mask <= size ? mask : size - mask;
+    for (int k = t.nchildren - 1; k >= 0; k--) {
+        const tuw_binomial_edge *e = &t.child[k];
         long long off = 0, count = 0;
-        for (int u = 0; u < mask; u++)
+        for (int u = 0; u < e->first; u++)
             off += vcounts[u];
-        for (int u = mask; u < mask + n; u++)
+        for (int u = e->first; u < e->first + e->size; u++)
             count += vcounts[u];
-        if (n > 1) {
-            rc = TUW_Isend(&vcounts[mask + 1], n - 1, MPI_INT, child, k, comm, &reqs[nreq++]);
+        if (e->size > 1) {
+            rc = TUW_Isend(&vcounts[e->first + 1], e->size - 1, MPI_INT, e->rank, e->round,
+                           comm, &reqs[nreq++]);
             if (rc != MPI_SUCCESS)
                 goto fn_exit;
         }
-        rc = TUW_Isend(buf + off * extent, (int)count, recvtype, child, k, comm, &reqs[nreq++]);
+        rc = TUW_Isend(buf + off * extent, (int)count, recvtype, e->rank, e->round, comm,
+                       &reqs[nreq++]);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }
@@ -159,6 +155,8 @@ int TUW_Scatterv_binomial(const void *sendbuf, const int sendcounts[], const int
     rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
 
 fn_exit:
+    if (rc != MPI_SUCCESS) /* complete or cancel what is posted before buffers go */
+        TUW_Abandon(nreq, reqs);
     for (int k = 0; k < ntypes; k++) {
         int rc2 = tuw_block_range_free(&types[k], sendtype);
         if (rc == MPI_SUCCESS)

@@ -18,7 +18,6 @@
  */
 #include <stdlib.h>
 #include "tuwviz.h"
-#include "kernels.h"
 
 int TUW_Scatterv_linear(const void *sendbuf, const int sendcounts[], const int displs[],
                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -49,6 +48,8 @@ int TUW_Scatterv_linear(const void *sendbuf, const int sendcounts[], const int d
         rc = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
+    for (int i = 0; i < p; i++)
+        reqs[i] = MPI_REQUEST_NULL;
     for (int i = 0; i < p; i++) {
         if (i == root || sendcounts[i] == 0)
             continue;
@@ -66,6 +67,8 @@ int TUW_Scatterv_linear(const void *sendbuf, const int sendcounts[], const int d
     rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
 
 fn_exit:
+    if (rc != MPI_SUCCESS && reqs) /* no send may outlive the call */
+        TUW_Abandon(nreq, reqs);
     free(reqs);
     return rc;
 }

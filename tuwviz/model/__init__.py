@@ -6,8 +6,10 @@ sends/receives/computations per rank, built from the same rules as the algorithm
 :func:`simulate` runs a schedule in the one-ported, bidirectional alpha-beta-gamma model and
 predicts every rank's finish time, at any scale.
 
-The builders are registered, as data, in :data:`SCHEDULES`; adding an algorithm is one line
-there.
+Which builder models which algorithm is a field of the algorithm table
+(``model = "tuwviz.model.gatherv:tuw"`` in ``kernels_c/algorithms.toml``, see
+:mod:`tuwviz.table`); :data:`SCHEDULES` is derived from it, so an algorithm's model is
+registered by its table row.
 
 Examples
 --------
@@ -24,20 +26,25 @@ rank  program                                      finish [µs]
    1  send 2 (40 B)                                      2.080
    2  recv 0 (40 B), recv 1 (40 B), recv 3 (40 B)        3.120
    3  send 2 (40 B)                                      3.120
-model prediction: 3.120 µs (latest finish over all ranks)
+model prediction: 3.120 µs  (latest finish over all ranks)
 """
 from __future__ import annotations
 
-from typing import Callable
+import os
+from collections.abc import Mapping
+from typing import Callable, Iterator
 
 from ..collectives import collective as collective_info
 from ..problems import Problem
 from ..params import check_params
+from ..table import load_table
 from . import allgatherv, gatherv, scatterv
-from .program import Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv
+from .program import Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv, paused_gc
 from .simulate import Message, SimResult, simulate
 
 __all__ = [
+    "MAX_MESSAGES",
+    "MIN_REPORT_WIDTH",
     "SCHEDULES",
     "Compute",
     "Message",
@@ -49,18 +56,99 @@ __all__ = [
     "SendRecv",
     "SimResult",
     "algorithms",
+    "estimate_messages",
     "format_report",
     "schedule",
     "simulate",
 ]
 
-#: Schedule builders by collective, then algorithm name.  The names are those of the C
-#: kernels' registry, so a model and its kernel can be looked up with the same pair.
-SCHEDULES: dict[str, dict[str, Callable[[Problem], Schedule]]] = {
-    "gatherv": {"linear": gatherv.linear, "binomial": gatherv.binomial, "tuw": gatherv.tuw},
-    "scatterv": {"linear": scatterv.linear, "binomial": scatterv.binomial, "tuw": scatterv.tuw},
-    "allgatherv": {"ring": allgatherv.ring, "pipelined": allgatherv.pipelined},
-}
+#: Most messages a model schedule may have before :func:`schedule` builds it (unless
+#: ``TUWVIZ_MAX_MODEL_MESSAGES`` says otherwise): about 5 million, which takes some tens of
+#: seconds and a few GB (``gatherv/tuw`` on p = 10^6 ranks, ``benchmarks/model_speed.py``,
+#: needs about 3 million).  Raise it per call with ``schedule(..., max_messages=N)`` or
+#: ``tuwviz model ... --max-messages N``.
+MAX_MESSAGES = int(os.environ.get("TUWVIZ_MAX_MODEL_MESSAGES", "5000000"))
+
+
+def estimate_messages(collective: str, algorithm: str, problem: Problem, **params) -> int:
+    """An upper estimate of the messages `algorithm`'s schedule for `problem` has.
+
+    Computed from p, the block sizes and the parameters alone, in O(p), before anything
+    is built: ``p (p - 1)`` for the ring Allgatherv, ``(p - 1)`` times the number of
+    non-empty pieces for the pipelined ring, and ``3p`` for the others (linear, binomial
+    and the linear-time trees of gatherv and scatterv send about p to 2.6p messages).
+
+    Examples
+    --------
+    >>> from tuwviz.problems import make_problem
+    >>> estimate_messages("allgatherv", "ring", make_problem("allgatherv", 10))
+    90
+    >>> estimate_messages("allgatherv", "pipelined", make_problem("allgatherv", 4, b=8),
+    ...                   block_bytes=4)   # 8 pieces of 1 int per rank, each to 3 others
+    96
+    """
+    p = problem.p
+    key = (collective.lower(), algorithm)
+    if key == ("allgatherv", "ring"):
+        return p * (p - 1)
+    if key == ("allgatherv", "pipelined"):
+        from ..params import DEFAULT_ALPHA, DEFAULT_BETA
+        from .topology.ring import allgatherv_block_elems
+
+        b_el = allgatherv_block_elems(p, problem.counts, problem.itemsize,
+                                      int(params.get("block_bytes") or 0),
+                                      float(params.get("alpha") or DEFAULT_ALPHA),
+                                      float(params.get("beta") or DEFAULT_BETA))
+        pieces = sum(-(-c // b_el) for c in problem.counts)
+        return (p - 1) * max(pieces, 1)
+    return 3 * p
+
+
+def check_messages(collective: str, algorithm: str, problem: Problem,
+                   max_messages: int | None = None, **params) -> int:
+    """:func:`estimate_messages`, or ValueError if it is above `max_messages`.
+
+    `max_messages` defaults to :data:`MAX_MESSAGES`; the message gives the estimate and
+    how to raise the bound.
+    """
+    bound = MAX_MESSAGES if max_messages is None else max_messages
+    n = estimate_messages(collective, algorithm, problem, **params)
+    if n > bound:
+        raise ValueError(
+            f"model {collective}/{algorithm} on p={problem.p} would need about {n:,} messages, "
+            f"above the bound of {bound:,} (tuwviz.model.MAX_MESSAGES); raise it with "
+            f"--max-messages {n} or schedule(..., max_messages={n}), or choose a smaller problem")
+    return n
+
+
+class _Schedules(Mapping):
+    """Collective -> {algorithm: builder}, read from the algorithm table on each access.
+
+    Read anew each time so a student's table (``TUWVIZ_KERNELS``) and edits to it count.
+    """
+
+    def _rows(self) -> dict[str, list]:
+        out: dict[str, list] = {}
+        for row in load_table().modelled():
+            out.setdefault(row.collective, []).append(row)
+        return out
+
+    def __getitem__(self, collective: str) -> dict[str, Callable[..., Schedule]]:
+        return {row.name: row.builder() for row in self._rows()[collective]}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+    def __repr__(self) -> str:
+        return repr({c: [r.name for r in rows] for c, rows in self._rows().items()})
+
+
+#: Schedule builders by collective, then algorithm name, from the algorithm table (the
+#: names are those of the C kernels, so a model and its kernel share one row).
+SCHEDULES: Mapping[str, dict[str, Callable[..., Schedule]]] = _Schedules()
 
 
 def algorithms(collective: str) -> list[str]:
@@ -84,7 +172,8 @@ def algorithms(collective: str) -> list[str]:
     return list(SCHEDULES[key])
 
 
-def schedule(collective: str, algorithm: str, problem: Problem, **params) -> Schedule:
+def schedule(collective: str, algorithm: str, problem: Problem, *,
+             max_messages: int | None = None, **params) -> Schedule:
     """Build and validate the model schedule of `algorithm` for `problem`.
 
     Parameters
@@ -98,6 +187,9 @@ def schedule(collective: str, algorithm: str, problem: Problem, **params) -> Sch
     **params
         The algorithm's tuning parameters, as for its C kernel (:mod:`tuwviz.params`),
         e.g. ``block_bytes=4096`` for the pipelined ring.
+    max_messages : int, optional
+        Refuse schedules estimated (:func:`estimate_messages`) to have more messages
+        (default :data:`MAX_MESSAGES`), before building them.
 
     Returns
     -------
@@ -108,7 +200,8 @@ def schedule(collective: str, algorithm: str, problem: Problem, **params) -> Sch
     ------
     ValueError
         If there is no model for `collective` or `algorithm` (the message lists the valid
-        names), `problem` is for another collective, or a parameter is unknown or bad.
+        names), `problem` is for another collective, a parameter is unknown or bad, or the
+        schedule would have more than `max_messages` messages.
     ScheduleError
         If the builder produced an inconsistent schedule (a bug in the builder).
 
@@ -129,14 +222,23 @@ def schedule(collective: str, algorithm: str, problem: Problem, **params) -> Sch
         )
     if problem.collective != key:
         raise ValueError(f"problem is a {problem.collective} problem, not a {key} problem")
+    if not isinstance(problem, Problem):
+        raise ValueError(f"problem must be a tuwviz.problems.Problem, got {problem!r}")
     params = check_params(key, algorithm, params, problem.p)
-    result = SCHEDULES[key][algorithm](problem, **params)
-    result.validate()
+    check_messages(key, algorithm, problem, max_messages, **params)
+    with paused_gc():
+        result = SCHEDULES[key][algorithm](problem, **params)
+        result.validate()
     return result
 
 
+#: The narrowest `width` :func:`format_report` fits into (narrower asks get this).
+MIN_REPORT_WIDTH = 60
+
+
 def format_report(
-    schedule: Schedule, result: SimResult, max_ranks: int = 32, max_ops: int = 6
+    schedule: Schedule, result: SimResult, max_ranks: int = 32, max_ops: int = 6,
+    width: int | None = None,
 ) -> str:
     """Plain-text report of a simulated schedule, times in microseconds.
 
@@ -154,6 +256,10 @@ def format_report(
     max_ops : int, optional
         Show at most this many operations per rank; longer programs are abbreviated with
         ``…`` and their operation count.
+    width : int, optional
+        Fit every line into this many characters (a terminal's width; at least
+        :data:`MIN_REPORT_WIDTH`): programs show fewer operations, or are cut with ``…``,
+        and the header wraps.  Default: no limit.
 
     Returns
     -------
@@ -172,12 +278,19 @@ def format_report(
             program = _program_text(schedule.programs[row], max_ops)
             cells.append((str(row), program, f"{result.finish[row] * 1e6:.3f}"))
     title = ("rank", "program", "finish [µs]")
+    if width is not None:
+        width = max(width, MIN_REPORT_WIDTH)
+        w_rank, w_time = (max(len(c[k]) for c in [title, *cells]) for k in (0, 2))
+        room = width - w_rank - w_time - 4  # two spaces between the columns
+        cells = [(a, _fit_program(schedule.programs[int(a)], max_ops, room)
+                  if a.isdigit() else b[:room], c) for a, b, c in cells]
     w_rank, w_prog, w_time = (max(len(c[k]) for c in [title, *cells]) for k in range(3))
-    lines = [_header(schedule, result)]
+    lines = _wrap(_header(schedule, result), width)
     lines += [
         f"{a:>{w_rank}}  {b:<{w_prog}}  {c:>{w_time}}".rstrip() for a, b, c in [title, *cells]
     ]
-    lines.append(f"model prediction: {result.time * 1e6:.3f} µs (latest finish over all ranks)")
+    lines += _wrap(f"model prediction: {result.time * 1e6:.3f} µs  (latest finish over all "
+                   f"ranks)", width)
     return "\n".join(lines)
 
 
@@ -198,6 +311,26 @@ def _header(schedule: Schedule, result: SimResult) -> str:
         f"γ={result.gamma * 1e6:g} µs/unit",
     ]
     return "  ".join(parts)
+
+
+def _fit_program(program: list[Op], max_ops: int, room: int) -> str:
+    """:func:`_program_text` in at most `room` characters: fewer operations, else cut."""
+    for k in range(max_ops, 0, -1):
+        text = _program_text(program, k)
+        if len(text) <= room:
+            return text
+    return text[: room - 1] + "…"
+
+
+def _wrap(header: str, width: int | None) -> list[str]:
+    """The header's parts (separated by two spaces) on as few lines as fit `width`."""
+    lines = [""]
+    for part in header.split("  "):
+        if lines[-1] and width is not None and len(lines[-1]) + 2 + len(part) > width:
+            lines.append("  " + part)  # indented: a continuation, not a table row
+        else:
+            lines[-1] += ("  " if lines[-1] else "") + part
+    return lines
 
 
 def _shown_ranks(p: int, max_ranks: int, keep: set[int]) -> list:

@@ -7,10 +7,10 @@ all-gather problems*, IJHPCA 2010.  Each builder mirrors its C kernel in
 Ring order
 ----------
 Both rings run over a *ring order* ``order`` (``order[k]`` is the rank at ring position
-``k``; :func:`ring_order`): rank order, the SMP re-ranking of Figure 1 (one process per node
-receives from and one sends to another node), or the equidistant placement of the
-processes with data among those without (Section 2.3).  Blocks stay where ``displs`` put
-them, by rank.
+``k``; :func:`~tuwviz.model.topology.ring.ring_order`): rank order, the SMP re-ranking of
+Figure 1 (one process per node receives from and one sends to another node), or the
+equidistant placement of the processes with data among those without (Section 2.3).
+Blocks stay where ``displs`` put them, by rank.
 
 ring: the standard linear ring (Section 2.1)
 --------------------------------------------
@@ -22,8 +22,9 @@ every round is as slow as the largest block: time ``(p - 1)(alpha + beta m')``.
 pipelined: the blocked ring (Sections 2.2 and 2.3)
 --------------------------------------------------
 Process ``k``'s block of ``m_k`` elements is cut into ``b_k = max(1, ceil(m_k / B))``
-pieces of at most ``B`` elements (:func:`block_elems`), the virtual processes of a virtual
-node (Figure 2); ``first_k`` is the index of its first piece and ``b = sum_k b_k``.  The
+pieces of at most ``B`` elements
+(:func:`~tuwviz.model.topology.ring.allgatherv_block_elems`), the virtual processes of a
+virtual node (Figure 2); ``first_k`` is the index of its first piece and ``b = sum_k b_k``.  The
 linear ring over the ``b`` virtual processes sends, in round ``t``, piece
 ``(first_k + b_k - 1 - t) mod b`` from position ``k`` to its successor while
 ``t < b - b_{k+1}``: first the process's own pieces, then what it received, in the order
@@ -42,7 +43,8 @@ processes it is Eq. (1), and with the ``p - z`` processes with data placed equid
 paper's ``sum_i ceil(m_i/B) - 1 + z/(p-z)`` (:func:`spread_rounds`; tests check both).
 
 Every message's ``blocks`` is the rank whose block (or piece of it) it carries; the pieces
-themselves are in ``meta["pieces"]`` and ``meta["transfers"]`` (for the animation).
+themselves are in ``meta.pieces`` and ``meta.transfers`` (a
+:class:`~tuwviz.model.meta.PipelinedRingMeta`, for the animation).
 
 Examples
 --------
@@ -51,7 +53,7 @@ Examples
 >>> ring(pr).messages(0)
 [('send', 1, 4), ('recv', 2, 2), ('send', 1, 2), ('recv', 2, 0)]
 >>> s = pipelined(pr, block_bytes=2)
->>> s.meta["nblocks"], s.meta["b"], rounds(pr.counts, 2)
+>>> s.meta.nblocks, s.meta.b, rounds(pr.counts, 2)
 ([2, 1, 1], 4, 3)
 >>> s.messages(1)
 [('recv', 0, 2), ('send', 2, 2), ('recv', 0, 2), ('send', 2, 2), ('recv', 0, 2)]
@@ -62,72 +64,20 @@ import math
 from itertools import accumulate
 from typing import Sequence
 
-from ..params import DEFAULT_ALPHA, DEFAULT_BETA, RING_ORDERS, check_params
+from ..params import DEFAULT_ALPHA, DEFAULT_BETA, check_params
 from ..problems import Problem
+from .meta import PipelinedRingMeta, RingMeta
 from .program import Op, Recv, Schedule, Send, SendRecv
+from .topology.ring import allgatherv_block_elems, ring_order, ring_slot
 
 __all__ = [
-    "block_elems",
     "block_sweep",
     "estimate_block_bytes",
-    "fit_ring_cost",
     "pipelined",
     "ring",
-    "ring_order",
     "rounds",
     "spread_rounds",
 ]
-
-
-def ring_order(counts: Sequence[int], kind: str = "rank",
-               nodes: Sequence[int] | None = None) -> list[int]:
-    """Ranks in ring order: ``order[k]`` is the rank at ring position ``k``.
-
-    Parameters
-    ----------
-    counts : sequence of int
-        ``m_i`` of every rank.
-    kind : {"rank", "smp", "spread"}
-        ``"rank"``: rank order.  ``"smp"`` (Figure 1): the nodes one after another, ordered
-        by their lowest rank; inside a node first the processes without data, then those
-        with data, each in rank order, so the process that sends off-node has data
-        (Section 2.3, last paragraph).  ``"spread"`` (Section 2.3): the ``p - z`` processes
-        with data placed equidistantly, each preceded by ``floor(z / (p - z))`` processes
-        without data (the first ``z mod (p - z)`` by one more).
-    nodes : sequence of int, optional
-        Node of every rank for ``"smp"``; default: all on one node.
-
-    Examples
-    --------
-    >>> ring_order([1, 1, 1, 1, 1, 1], "smp", nodes=[0, 1, 0, 1, 0, 1])
-    [0, 2, 4, 1, 3, 5]
-    >>> ring_order([5, 0, 0, 3, 0, 0, 0], "spread")
-    [1, 2, 4, 0, 5, 6, 3]
-    """
-    p = len(counts)
-    if kind == "rank":
-        return list(range(p))
-    if kind == "smp":
-        nodes = list(nodes) if nodes is not None else [0] * p
-        if len(nodes) != p:
-            raise ValueError(f"nodes gives {len(nodes)} node numbers for p={p} processes")
-        members: dict[int, list[int]] = {}
-        for i in range(p):  # dicts keep insertion order: nodes by their lowest rank
-            members.setdefault(nodes[i], []).append(i)
-        return [i for ranks in members.values() for i in sorted(ranks, key=lambda i: counts[i] > 0)]
-    if kind == "spread":
-        full = [i for i in range(p) if counts[i] > 0]
-        empty = [i for i in range(p) if counts[i] == 0]
-        if not full or not empty:
-            return list(range(p))
-        q, r = divmod(len(empty), len(full))
-        order, e = [], 0
-        for k, i in enumerate(full):
-            gap = q + (1 if k < r else 0)
-            order += empty[e:e + gap] + [i]
-            e += gap
-        return order
-    raise ValueError(f"unknown ring order {kind!r}; valid ring orders: {', '.join(RING_ORDERS)}")
 
 
 def estimate_block_bytes(nbytes: Sequence[int], alpha: float = DEFAULT_ALPHA,
@@ -159,30 +109,6 @@ def estimate_block_bytes(nbytes: Sequence[int], alpha: float = DEFAULT_ALPHA,
     if d <= 0:
         return float(largest)
     return math.sqrt(m * alpha / (beta * d))
-
-
-def block_elems(counts: Sequence[int], itemsize: int = 1, block_bytes: int = 0,
-                alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA) -> int:
-    """Block size ``B`` in elements, exactly as the C kernel computes it.
-
-    ``block_bytes > 0`` is rounded down to whole elements (at least one).  ``0`` means
-    the Eq. (2) estimate (:func:`estimate_block_bytes`), rounded down and clamped to
-    ``1 .. max m_i``.
-
-    Examples
-    --------
-    >>> block_elems([10, 0, 3], itemsize=4, block_bytes=9)
-    2
-    >>> block_elems([10, 0, 3], itemsize=4, block_bytes=1)   # at least one element
-    1
-    """
-    if block_bytes > 0:
-        return max(1, block_bytes // itemsize)
-    largest = max(counts)
-    if largest == 0:
-        return 1
-    est = estimate_block_bytes([c * itemsize for c in counts], alpha, beta)
-    return min(max(1, math.floor(est / itemsize)), largest)
 
 
 def _pieces(counts: Sequence[int], b_el: int) -> list[int]:
@@ -244,27 +170,28 @@ def _send_lists(nb: list[int], first: list[int], b: int, sizes: list[int]) -> li
 def _slots(sends: list[list[int]], own: list[int]) -> list[list[tuple[int, int]]]:
     """Assign every message a slot (a round in time): ``[(slot, piece), ...]`` per sender.
 
-    All positions step together; in each slot, position ``k`` sends its next piece if it
-    has it: one of its ``own[k]`` own pieces, or a piece it received in an earlier slot.
-    The receiver gets it in the same slot.  Skipped empty pieces so cost no time, and the
-    rounds Section 2.3 saves for processes preceded by empty ones are really saved.
-    Because both ends of every message share its slot, running the slots in order with
-    blocking operations cannot deadlock.
+    The slot clock of :func:`~tuwviz.model.topology.ring.ring_slot`: all positions step
+    together; in each slot, position ``k`` sends its next piece if it has it, one of its
+    ``own[k]`` own pieces or a piece received in an earlier slot, and the receiver gets it
+    in the same slot.  Skipped empty pieces so cost no time, and the rounds Section 2.3
+    saves for processes preceded by empty ones are really saved.  Because both ends of
+    every message share its slot, running the slots in order with blocking operations
+    cannot deadlock.
     """
     p = len(sends)
-    nxt, got = [0] * p, [0] * p
+    nsend = [len(x) for x in sends]
+    sent = [0] * p
     out: list[list[tuple[int, int]]] = [[] for _ in range(p)]  # by sender
     slot = 0
-    while any(nxt[k] < len(sends[k]) for k in range(p)):
-        have = got[:]  # received before this slot
+    while True:
+        before = sent[:]  # ring_slot advances sent in place
+        senders, now = ring_slot(p, own, nsend, sent)
+        if not senders:
+            return out
         for k in range(p):
-            j = nxt[k]
-            if j < len(sends[k]) and (j < own[k] or j - own[k] < have[k]):
-                out[k].append((slot, sends[k][j]))
-                nxt[k] += 1
-                got[(k + 1) % p] += 1
+            if now[k]:
+                out[k].append((slot, sends[k][before[k]]))
         slot += 1
-    return out
 
 
 def _op(succ: int, pred: int, slot: int, vs: int | None, vr: int | None, pieces: list) -> Op:
@@ -288,7 +215,10 @@ def _check(problem: Problem, algorithm: str, params: dict) -> dict:
 
 
 def _order(problem: Problem, params: dict) -> list[int]:
-    return ring_order(problem.counts, params.get("ring", "rank"), params.get("nodes"))
+    kind, nodes = params.get("ring", "rank"), params.get("nodes")
+    if kind == "smp" and nodes is None:  # no node map given: all processes on one node
+        nodes = [0] * problem.p
+    return ring_order(problem.p, problem.counts, nodes, kind)
 
 
 def ring(problem: Problem, **params) -> Schedule:
@@ -305,7 +235,7 @@ def ring(problem: Problem, **params) -> Schedule:
     -------
     Schedule
         ``p - 1`` rounds of one :class:`SendRecv` per rank (tag = round), empty blocks
-        included; ``meta["ring"]`` is the ring order.
+        included; ``meta`` is a :class:`~tuwviz.model.meta.RingMeta`.
     """
     params = _check(problem, "ring", params)
     p, order = problem.p, _order(problem, params)
@@ -318,7 +248,7 @@ def ring(problem: Problem, **params) -> Schedule:
             programs[rank].append(SendRecv(succ, nbytes[s], pred, nbytes[r], t,
                                            send_blocks=range(s, s + 1),
                                            recv_blocks=range(r, r + 1)))
-    meta = {"ring": order, "rounds": max(p - 1, 0)}
+    meta = RingMeta(ring=order, rounds=max(p - 1, 0))
     return Schedule("allgatherv", "ring", p, programs, problem, meta)
 
 
@@ -337,16 +267,15 @@ def pipelined(problem: Problem, **params) -> Schedule:
     -------
     Schedule
         Per rank, the non-empty piece transfers of rounds ``0 .. r-1`` (tag = round).
-        ``meta``: ``ring`` (order), ``block_elems`` and ``block_bytes`` (B), ``nblocks``
-        (``b_k`` by ring position), ``first`` (first piece of each position), ``b``,
-        ``rounds`` (Eq. (1)), ``pieces`` (``[rank, offset_bytes, nbytes]`` of every piece)
-        and ``transfers`` (``[round, src, dst, piece]`` of every message).
+        ``meta`` is a :class:`~tuwviz.model.meta.PipelinedRingMeta`: the ring order, ``B``,
+        the pieces and every transfer.
     """
     params = _check(problem, "pipelined", params)
     p, order, size = problem.p, _order(problem, params), problem.itemsize
     counts = [problem.counts[i] for i in order]  # by ring position
-    b_el = block_elems(problem.counts, size, params.get("block_bytes", 0),
-                       params.get("alpha", DEFAULT_ALPHA), params.get("beta", DEFAULT_BETA))
+    b_el = allgatherv_block_elems(p, problem.counts, size, params.get("block_bytes", 0),
+                                  params.get("alpha", DEFAULT_ALPHA),
+                                  params.get("beta", DEFAULT_BETA))
     nb = _pieces(counts, b_el)
     first = [0, *accumulate(nb)][:p]
     b = sum(nb)
@@ -371,10 +300,10 @@ def pipelined(problem: Problem, **params) -> Schedule:
             programs[rank].append(_op(succ, pred, slot, vs, vr, pieces))
     transfers = sorted([slot, order[k], order[(k + 1) % p], v]
                        for k in range(p) for slot, v in slots[k])
-    meta = {"ring": order, "block_elems": b_el, "block_bytes": b_el * size, "nblocks": nb,
-            "first": first, "b": b, "rounds": b - min(nb),
-            "slots": transfers[-1][0] + 1 if transfers else 0,
-            "pieces": pieces, "transfers": transfers}
+    meta = PipelinedRingMeta(ring=order, rounds=b - min(nb), block_elems=b_el,
+                             block_bytes=b_el * size, nblocks=nb, first=first, b=b,
+                             slots=transfers[-1][0] + 1 if transfers else 0,
+                             pieces=pieces, transfers=transfers)
     return Schedule("allgatherv", "pipelined", p, programs, problem, meta)
 
 
@@ -422,56 +351,11 @@ def block_sweep(problem: Problem, block_bytes: Sequence[int], alpha: float = DEF
              "time_us": ring_time * 1e6}]
     for bb in block_bytes:
         s = pipelined(problem, block_bytes=bb, alpha=alpha, beta=beta, **params)
-        rows.append({"algorithm": "pipelined", "block_bytes": s.meta["block_bytes"],
-                     "block_elems": s.meta["block_elems"], "rounds": s.meta["rounds"],
-                     "slots": s.meta["slots"], "time_us": simulate(s, alpha, beta).time * 1e6})
+        rows.append({"algorithm": "pipelined", "block_bytes": s.meta.block_bytes,
+                     "block_elems": s.meta.block_elems, "rounds": s.meta.rounds,
+                     "slots": s.meta.slots, "time_us": simulate(s, alpha, beta).time * 1e6})
     df = pd.DataFrame(rows)
     df["ratio_to_ring"] = df["time_us"] / (ring_time * 1e6) if ring_time > 0 else 1.0
     df["estimate_bytes"] = est
     df["source"] = "model"
     return df
-
-
-def fit_ring_cost(df) -> tuple[float, float]:
-    """Fit ``alpha`` and ``beta`` to measured linear-ring times, for Eq. (2) on this machine.
-
-    The linear ring takes ``p - 1`` rounds of ``alpha + beta m'`` (Section 2.1), ``m'``
-    the largest block in bytes; a least-squares line through ``time / (p - 1)`` against
-    ``m'`` gives the machine's start-up ``alpha`` and time per byte ``beta``.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Bench rows (:data:`tuwviz.bench.ROW_FIELDS`); those with ``algorithm == "ring"``
-        and ``p > 1`` are used, at least two different ``m'``.
-
-    Returns
-    -------
-    (float, float)
-        ``alpha`` in seconds (at least 1 ns) and ``beta`` in seconds per byte (at least
-        1e-15), to pass as the pipelined ring's ``alpha``/``beta`` parameters.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> rows = pd.DataFrame({"algorithm": "ring", "p": 8, "datatype": "int",
-    ...                      "m_prime": [8000, 800000], "median_us": [7 * 2.4, 7 * 42.0]})
-    >>> a, b = fit_ring_cost(rows)
-    >>> round(a * 1e6, 3), round(b * 1e9, 3)
-    (2.0, 0.1)
-    """
-    import numpy as np
-
-    from ..problems import DATATYPES
-
-    rows = df[(df["algorithm"] == "ring") & (df["p"].astype(int) > 1)]
-    if rows.empty:
-        raise ValueError("no measured linear-ring rows (algorithm 'ring', p > 1) to fit")
-    p = rows["p"].astype(int).to_numpy()
-    size = rows["datatype"].map(DATATYPES).to_numpy()
-    largest = rows["m_prime"].astype(float).to_numpy() / p * size  # m' in bytes
-    if len(set(largest)) < 2:
-        raise ValueError("fitting alpha and beta needs ring rows with two different block sizes")
-    per_round = rows["median_us"].astype(float).to_numpy() * 1e-6 / (p - 1)
-    beta, alpha = np.polyfit(largest, per_round, 1)
-    return max(float(alpha), 1e-9), max(float(beta), 1e-15)

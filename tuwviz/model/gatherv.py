@@ -4,7 +4,8 @@ Each builder mirrors its C kernel message for message (``kernels_c/gatherv/``): 
 peers, sizes, per-rank order and tags.  Data messages carry ``blocks`` (the ranks whose
 blocks they hold, a ``range``) and ``kind="data"``; the ordered-hypercube tree's
 construction messages have ``kind="exchange"`` (between fixed roots) and ``kind="info"``
-(fixed root to gather root).  ``meta`` describes the tree for the visualizations:
+(fixed root to gather root).  ``meta`` describes the tree for the visualizations, a
+:class:`~tuwviz.model.meta.StarMeta` (linear) or :class:`~tuwviz.model.meta.TreeMeta`:
 
 * ``root``: the root;
 * ``parent``: parent rank of every rank, ``-1`` at the root;
@@ -39,7 +40,8 @@ Example, ``p = 4``, root ``r = 2``, all blocks 40 bytes::
 
 binomial: fixed, block-size-oblivious binomial tree
 ---------------------------------------------------
-Virtual ranks ``v = (i - r) mod p``.  A rank receives from its children ``v + 2^k``
+The tree of :func:`~tuwviz.model.topology.binomial.binomial_tree_create`: virtual ranks
+``v = (i - r) mod p``.  A rank receives from its children ``v + 2^k``
 (``2^k`` below the lowest set bit of ``v``, ``v + 2^k < p``) in increasing ``k``, each
 message holding the child's subtree (virtual ranks ``v + 2^k .. min(v + 2^(k+1), p) - 1``),
 then sends its own subtree to ``v - lowbit(v)``.  Every edge carries a message, even of 0
@@ -65,7 +67,7 @@ Examples
 The example of ``kernels_c/gatherv/gatherv_tuw.c`` (blocks of 1, 0, 3, 2 bytes, root 0):
 
 >>> t = tuw(Problem("gatherv", 4, 0, (1, 0, 3, 2), datatype="byte"))
->>> t.meta["parent"], t.meta["edge_bytes"], t.meta["fixed_exchanges"]
+>>> t.meta.parent, t.meta.edge_bytes, t.meta.fixed_exchanges
 ([-1, 0, 0, 2], [0, 0, 5, 2], [(0, 0, 1), (0, 2, 3), (1, 1, 3)])
 >>> [m for m in t.messages(0)]
 [('send', 1, 24), ('recv', 1, 24), ('recv', 1, 24), ('recv', 2, 5)]
@@ -74,9 +76,11 @@ from __future__ import annotations
 
 from ..problems import Problem
 from . import ordered_hypercube as oh
+from .meta import StarMeta, TreeMeta
 from .program import Op, Recv, Schedule, Send
+from .topology.binomial import BinomialTree, binomial_tree_create, virtual_blocks
 
-__all__ = ["binomial", "binomial_tree", "linear", "tuw", "tuw_meta", "virtual_blocks"]
+__all__ = ["binomial", "linear", "tuw", "tuw_meta"]
 
 # Collectives whose data flow is "every block to the root"; gather is gatherv with
 # padded (equal) blocks, see Problem.block_counts.
@@ -128,87 +132,28 @@ def linear(problem: Problem) -> Schedule:
     for i in senders:
         programs[i].append(Send(root, nbytes[i], 0, blocks=range(i, i + 1)))
     programs[root] = [Recv(i, nbytes[i], 0, blocks=range(i, i + 1)) for i in senders]
-    return Schedule(problem.collective, "linear", p, programs, problem, _star_meta(nbytes, root))
+    return Schedule(problem.collective, "linear", p, programs, problem, StarMeta.of(nbytes, root))
 
 
-def _star_meta(nbytes: list[int], root: int) -> dict:
-    """``meta`` of the linear algorithms: every rank's block goes straight to/from the root."""
-    p = len(nbytes)
-    parent = [root] * p
-    parent[root] = -1
-    edge_bytes = list(nbytes)
-    edge_bytes[root] = 0
-    return {
-        "root": root, "parent": parent, "edge_bytes": edge_bytes,
-        "edge_sent": [i != root and nbytes[i] > 0 for i in range(p)],
-        "edge_iteration": [-1 if i == root else 0 for i in range(p)],
-        "fixed_exchanges": [], "subtree_ranges": [[(i, i + 1)] for i in range(p)],
-    }
+def _binomial_trees(p: int, root: int) -> list[BinomialTree]:
+    """The binomial tree as every rank sees it, by rank."""
+    return [binomial_tree_create(p, i, root) for i in range(p)]
 
 
-def virtual_blocks(p: int, root: int, v: int, size: int) -> list[tuple[int, int]]:
-    """Real rank ranges of virtual ranks ``v .. v+size-1`` (``v`` relative to `root`).
-
-    One range, or two when the run wraps from rank ``p - 1`` to rank 0.
-
-    Examples
-    --------
-    >>> virtual_blocks(8, 5, 2, 4)      # virtual 2..5 = ranks 7, 0, 1, 2
-    [(7, 8), (0, 3)]
-    """
-    start = (root + v) % p
-    if start + size <= p:
-        return [(start, start + size)]
-    return [(start, p), (0, start + size - p)]
-
-
-def binomial_tree(p: int, root: int) -> list[tuple[int, int, int, list[tuple[int, int]]]]:
-    """The binomial tree in virtual ranks, as the binomial kernels walk it.
-
-    Returns
-    -------
-    list of tuple
-        Per rank ``i``: ``(parent, round, subtree size, children)`` where ``parent`` is -1
-        and ``round`` -1 at the root, the subtree is virtual ranks ``v .. v+size-1`` and
-        ``children`` lists ``(round k, child rank)`` in increasing ``k``.
-
-    Examples
-    --------
-    >>> [t[:3] for t in binomial_tree(6, 2)]
-    [(2, 2, 2), (0, 0, 1), (-1, -1, 6), (2, 0, 1), (2, 1, 2), (4, 0, 1)]
-    """
-    out = []
-    for i in range(p):
-        v = (i - root) % p
-        low = v & -v if v else 1 << oh.dims(p)
-        size = min(low, p - v)
-        children = []
-        k = 0
-        while (1 << k) < low and v + (1 << k) < p:
-            children.append((k, (i + (1 << k)) % p))
-            k += 1
-        if v:
-            out.append(((i - low) % p, low.bit_length() - 1, size, children))
-        else:
-            out.append((-1, -1, size, children))
-    return out
-
-
-def _binomial_meta(p: int, root: int, tree, nbytes: list[int]) -> tuple[dict, list[int]]:
+def _binomial_meta(p: int, root: int, tree: list[BinomialTree],
+                   nbytes: list[int]) -> tuple[TreeMeta, list[int]]:
     """``meta`` of the binomial tree and the bytes of every rank's subtree."""
     sub_bytes = []
     ranges = []
-    for i, (_, _, size, _) in enumerate(tree):
-        rr = virtual_blocks(p, root, (i - root) % p, size)
+    for i, t in enumerate(tree):
+        rr = virtual_blocks(p, root, (i - root) % p, t.size)
         ranges.append(rr)
         sub_bytes.append(sum(sum(nbytes[lo:hi]) for lo, hi in rr))
-    meta = {
-        "root": root, "parent": [t[0] for t in tree],
-        "edge_bytes": [0 if i == root else sub_bytes[i] for i in range(p)],
-        "edge_sent": [i != root for i in range(p)],
-        "edge_iteration": [t[1] for t in tree], "fixed_exchanges": [],
-        "subtree_ranges": ranges,
-    }
+    meta = TreeMeta(root=root, parent=[t.parent for t in tree],
+                    edge_bytes=[0 if i == root else sub_bytes[i] for i in range(p)],
+                    edge_sent=[i != root for i in range(p)],
+                    edge_iteration=[t.round for t in tree], fixed_exchanges=[],
+                    subtree_ranges=ranges)
     return meta, sub_bytes
 
 
@@ -231,7 +176,7 @@ def binomial(problem: Problem) -> Schedule:
         Each rank receives its children's subtrees (increasing round ``k``, tag ``k``),
         then sends its own subtree to its parent; every edge carries a message, even of 0
         bytes.  A message whose blocks wrap from rank ``p-1`` to rank 0 has ``blocks=None``
-        (its two ranges are in ``meta["subtree_ranges"]``).
+        (its two ranges are in ``meta.subtree_ranges``).
 
     Raises
     ------
@@ -244,32 +189,31 @@ def binomial(problem: Problem) -> Schedule:
     >>> s = binomial(make_problem("gatherv", p=6, distribution="same", b=1, root=2))
     >>> s.messages(2)
     [('recv', 3, 4), ('recv', 4, 8), ('recv', 0, 8)]
-    >>> s.messages(4), s.meta["parent"]
+    >>> s.messages(4), s.meta.parent
     ([('recv', 5, 4), ('send', 2, 8)], [2, 0, -1, 2, 2, 4])
     """
     nbytes = _check(problem, "binomial")
     p, root = problem.p, problem.root
-    tree = binomial_tree(p, root)
+    tree = _binomial_trees(p, root)
     meta, sub_bytes = _binomial_meta(p, root, tree, nbytes)
-    ranges = meta["subtree_ranges"]
+    ranges = meta.subtree_ranges
     programs: list[list[Op]] = [[] for _ in range(p)]
-    for i, (parent, k_parent, _, children) in enumerate(tree):
+    for i, t in enumerate(tree):
         prog = programs[i]
-        for k, c in children:
-            prog.append(Recv(c, sub_bytes[c], k, blocks=_blocks(ranges[c])))
-        if parent >= 0:
-            prog.append(Send(parent, sub_bytes[i], k_parent, blocks=_blocks(ranges[i])))
+        for e in t.children:
+            c = e.rank
+            prog.append(Recv(c, sub_bytes[c], e.round, blocks=_blocks(ranges[c])))
+        if t.parent >= 0:
+            prog.append(Send(t.parent, sub_bytes[i], t.round, blocks=_blocks(ranges[i])))
     return Schedule(problem.collective, "binomial", p, programs, problem, meta)
 
 
-def tuw_meta(tree: oh.Tree) -> dict:
+def tuw_meta(tree: oh.Tree) -> TreeMeta:
     """``meta`` of a tuw schedule (gather or scatter) from its constructed tree."""
-    return {
-        "root": tree.root, "parent": tree.parent, "edge_bytes": tree.edge_bytes,
-        "edge_sent": [b > 0 for b in tree.edge_bytes],
-        "edge_iteration": tree.edge_iteration, "fixed_exchanges": tree.exchanges,
-        "subtree_ranges": [[r] for r in tree.subtree],
-    }
+    return TreeMeta(root=tree.root, parent=tree.parent, edge_bytes=tree.edge_bytes,
+                    edge_sent=[b > 0 for b in tree.edge_bytes],
+                    edge_iteration=tree.edge_iteration, fixed_exchanges=tree.exchanges,
+                    subtree_ranges=[[r] for r in tree.subtree])
 
 
 def tuw(problem: Problem) -> Schedule:

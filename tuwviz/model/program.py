@@ -31,13 +31,16 @@ Examples
 """
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
 from ..problems import Problem
+from .meta import ScheduleMeta, meta_from_dict, meta_to_dict
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only; simulate imports this module
     from .simulate import SimResult
@@ -53,7 +56,26 @@ __all__ = [
     "SendRecv",
     "op_from_dict",
     "op_to_dict",
+    "paused_gc",
 ]
+
+
+@contextmanager
+def paused_gc():
+    """Pause Python's cyclic garbage collector for a block that makes millions of objects.
+
+    Building or simulating a schedule at paper scale allocates an op, a message or a tuple
+    per message and frees almost none of them; every so many allocations the collector
+    would walk all of them again, which cost more than the work itself.  None of these
+    objects form cycles, so nothing is lost by collecting only afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class ScheduleError(ValueError):
@@ -220,9 +242,12 @@ class Schedule:
         ``programs[i]`` is rank ``i``'s program, executed in order.
     problem : Problem or None
         The problem the schedule was built for, if any.
-    meta : dict
-        Free-form extra structure for visualisations (e.g. a tree's ``parent`` array).
-        Keep it JSON-able (lists, numbers, strings) so :meth:`to_dict` stays JSON-able.
+    meta : ScheduleMeta or dict
+        Extra structure for visualisations: the builders of :mod:`tuwviz.model` give a
+        typed :mod:`tuwviz.model.meta` dataclass (a tree's ``parent`` array, a ring's
+        pieces); a hand-made schedule may give a dict (``root``, ``initial_blocks``,
+        ``final_blocks``).  Keep it JSON-able (lists, numbers, strings) so :meth:`to_dict`
+        stays JSON-able.
     """
 
     collective: str
@@ -230,7 +255,7 @@ class Schedule:
     p: int
     programs: list[list[Op]]
     problem: Problem | None = None
-    meta: dict = field(default_factory=dict)
+    meta: ScheduleMeta | dict = field(default_factory=dict)
 
     def messages(self, rank: int) -> list[tuple[str, int, int]]:
         """Communication of `rank` in program order, as the kernels' traces record it.
@@ -614,7 +639,7 @@ which receives 1 message(s) of [8] bytes from it
             "algorithm": self.algorithm,
             "p": self.p,
             "problem": None if self.problem is None else self.problem.to_dict(),
-            "meta": _jsonable(self.meta),
+            "meta": _jsonable(meta_to_dict(self.meta)),
             "programs": [[op_to_dict(op) for op in program] for program in self.programs],
         }
 
@@ -627,7 +652,7 @@ which receives 1 message(s) of [8] bytes from it
             p=d["p"],
             programs=[[op_from_dict(o) for o in program] for program in d["programs"]],
             problem=None if d.get("problem") is None else Problem.from_dict(d["problem"]),
-            meta=dict(d.get("meta", {})),
+            meta=meta_from_dict(d.get("meta", {})),
         )
 
 

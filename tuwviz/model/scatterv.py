@@ -42,7 +42,8 @@ from __future__ import annotations
 
 from ..problems import Problem
 from . import ordered_hypercube as oh
-from .gatherv import _binomial_meta, _blocks, _star_meta, binomial_tree, tuw_meta
+from .gatherv import _binomial_meta, _binomial_trees, _blocks, tuw_meta
+from .meta import StarMeta
 from .program import Op, Recv, Schedule, Send
 
 __all__ = ["COUNT_BYTES", "binomial", "linear", "tuw"]
@@ -89,7 +90,7 @@ def linear(problem: Problem) -> Schedule:
     for i in receivers:
         programs[i].append(Recv(root, nbytes[i], 0, blocks=range(i, i + 1)))
     programs[root] = [Send(i, nbytes[i], 0, blocks=range(i, i + 1)) for i in receivers]
-    return Schedule(problem.collective, "linear", p, programs, problem, _star_meta(nbytes, root))
+    return Schedule(problem.collective, "linear", p, programs, problem, StarMeta.of(nbytes, root))
 
 
 def binomial(problem: Problem) -> Schedule:
@@ -115,21 +116,21 @@ def binomial(problem: Problem) -> Schedule:
     """
     nbytes = _check(problem, "binomial")
     p, root = problem.p, problem.root
-    tree = binomial_tree(p, root)
+    tree = _binomial_trees(p, root)
     meta, sub_bytes = _binomial_meta(p, root, tree, nbytes)
-    ranges = meta["subtree_ranges"]
+    ranges = meta.subtree_ranges
     programs: list[list[Op]] = [[] for _ in range(p)]
-    for i, (parent, k_parent, size, children) in enumerate(tree):
+    for i, t in enumerate(tree):
         prog = programs[i]
-        if parent >= 0:
-            if size > 1:
-                prog.append(Recv(parent, COUNT_BYTES * (size - 1), k_parent, kind="counts"))
-            prog.append(Recv(parent, sub_bytes[i], k_parent, blocks=_blocks(ranges[i])))
-        for k, c in reversed(children):
-            c_size = tree[c][2]
-            if c_size > 1:
-                prog.append(Send(c, COUNT_BYTES * (c_size - 1), k, kind="counts"))
-            prog.append(Send(c, sub_bytes[c], k, blocks=_blocks(ranges[c])))
+        if t.parent >= 0:
+            if t.size > 1:
+                prog.append(Recv(t.parent, COUNT_BYTES * (t.size - 1), t.round, kind="counts"))
+            prog.append(Recv(t.parent, sub_bytes[i], t.round, blocks=_blocks(ranges[i])))
+        for e in reversed(t.children):
+            c = e.rank
+            if e.size > 1:
+                prog.append(Send(c, COUNT_BYTES * (e.size - 1), e.round, kind="counts"))
+            prog.append(Send(c, sub_bytes[c], e.round, blocks=_blocks(ranges[c])))
     return Schedule(problem.collective, "binomial", p, programs, problem, meta)
 
 

@@ -41,12 +41,13 @@ not two.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from .program import Compute, Recv, Schedule, ScheduleError, Send, SendRecv
+from .program import Compute, Recv, Schedule, ScheduleError, Send, SendRecv, paused_gc
 
 __all__ = ["Message", "SimResult", "simulate"]
 
@@ -128,7 +129,7 @@ def simulate(schedule: Schedule, alpha: float, beta: float, gamma: float = 0.0) 
         size, or some ranks wait forever (deadlock, or a message nobody receives).  The
         message names blocked ranks and what they wait for.
     ValueError
-        If a cost parameter is negative.
+        If a cost parameter is negative, NaN or infinite (or not a number).
 
     Examples
     --------
@@ -143,16 +144,21 @@ def simulate(schedule: Schedule, alpha: float, beta: float, gamma: float = 0.0) 
     Message(src=2, dst=0, nbytes=10, tag=0, start=6.0, end=12.0)
     """
     for name, value in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
-        if value < 0:
-            raise ValueError(f"{name} must be non-negative, got {value}")
+        try:
+            ok = not isinstance(value, bool) and math.isfinite(value) and value >= 0
+        except TypeError:
+            ok = False
+        if not ok:
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     p = schedule.p
     programs = schedule.programs
     if len(programs) != p:
         raise ScheduleError(f"{len(programs)} programs for p={p} ranks")
-    clock, messages, waiting = _run(programs, float(alpha), float(beta), float(gamma))
-    if waiting:
-        raise ScheduleError(_deadlock_message(programs, waiting))
-    return SimResult(np.array(clock, dtype=float), _by_start(messages), alpha, beta, gamma)
+    with paused_gc():
+        clock, messages, waiting = _run(programs, float(alpha), float(beta), float(gamma))
+        if waiting:
+            raise ScheduleError(_deadlock_message(programs, waiting))
+        return SimResult(np.array(clock, dtype=float), _by_start(messages), alpha, beta, gamma)
 
 
 def _by_start(messages: list[Message]) -> list[Message]:
@@ -185,25 +191,9 @@ def _run(programs, alpha: float, beta: float, gamma: float):
     messages: list[Message] = []
     work = list(range(p - 1, -1, -1))
 
-    def transfer(src, dst, n_send, n_recv, tag, t_send, t_recv):
-        if n_send != n_recv:
-            raise ScheduleError(
-                f"size mismatch: rank {src} sends {n_send} bytes to rank {dst}, "
-                f"which posts a receive of {n_recv} bytes from it"
-            )
-        start = t_send if t_send > t_recv else t_recv
-        end = start + alpha + beta * n_send
-        messages.append(Message(src, dst, n_send, tag, start, end))
-        return end
-
-    def partner_done(q, end):
-        # `q` posted its half earlier; it may now be able to continue.
-        if end > done_at[q]:
-            done_at[q] = end
-        pending[q] -= 1
-        if pending[q] == 0:
-            work.append(q)
-
+    # transfer and partner bookkeeping are written out inline below: this loop runs once
+    # per op, millions of times at paper scale, and calls cost more than the work
+    append = messages.append
     while work:
         r = work.pop()
         prog = programs[r]
@@ -224,45 +214,73 @@ def _run(programs, alpha: float, beta: float, gamma: float):
                 t += gamma * op.units
                 i += 1
                 continue
+            # peers and sizes of the halves, None for an absent half (no tuples: this
+            # loop runs once per op, millions of times at paper scale)
             if kind is Send:
-                send_half, recv_half = (op.peer, op.nbytes), None
+                s_peer, s_n, r_peer = op.peer, op.nbytes, None
             elif kind is Recv:
-                send_half, recv_half = None, (op.peer, op.nbytes)
+                s_peer, r_peer, r_n = None, op.peer, op.nbytes
             elif kind is SendRecv:
-                send_half = (op.send_peer, op.send_nbytes)
-                recv_half = (op.recv_peer, op.recv_nbytes)
+                s_peer, s_n, r_peer, r_n = op.send_peer, op.send_nbytes, op.recv_peer, op.recv_nbytes
             else:
                 raise ScheduleError(f"rank {r}, op {i}: {op!r} is not an operation")
             posted[r] = True
             pending[r] = 0
             done_at[r] = t
-            if send_half is not None:
-                q, n = send_half
+            if s_peer is not None:
+                q, n = s_peer, s_n
                 other = recvs.pop((r, q), None)
                 if other is None:
                     sends[r, q] = (t, n, op.tag)
                     pending[r] += 1
                 else:
-                    end = transfer(r, q, n, other[1], op.tag, t, other[0])
+                    t_o, n_o, _ = other
+                    if n != n_o:
+                        raise _size_mismatch(r, q, n, n_o)
+                    start = t if t > t_o else t_o
+                    end = start + alpha + beta * n
+                    append(Message(r, q, n, op.tag, start, end))
                     if end > done_at[r]:
                         done_at[r] = end
-                    partner_done(q, end)
-            if recv_half is not None:
-                q, n = recv_half
+                    # `q` posted its half earlier; it may now be able to continue
+                    if end > done_at[q]:
+                        done_at[q] = end
+                    pending[q] -= 1
+                    if pending[q] == 0:
+                        work.append(q)
+            if r_peer is not None:
+                q, n = r_peer, r_n
                 other = sends.pop((q, r), None)
                 if other is None:
                     recvs[q, r] = (t, n, op.tag)
                     pending[r] += 1
                 else:
-                    end = transfer(q, r, other[1], n, other[2], other[0], t)
+                    t_o, n_o, tag_o = other
+                    if n_o != n:
+                        raise _size_mismatch(q, r, n_o, n)
+                    start = t_o if t_o > t else t
+                    end = start + alpha + beta * n_o
+                    append(Message(q, r, n_o, tag_o, start, end))
                     if end > done_at[r]:
                         done_at[r] = end
-                    partner_done(q, end)
+                    if end > done_at[q]:
+                        done_at[q] = end
+                    pending[q] -= 1
+                    if pending[q] == 0:
+                        work.append(q)
         pc[r] = i
         clock[r] = t
     waiting = {("send",) + k: v for k, v in sends.items()}
     waiting.update({("recv",) + k: v for k, v in recvs.items()})
     return clock, messages, waiting
+
+
+def _size_mismatch(src: int, dst: int, n_send: int, n_recv: int) -> ScheduleError:
+    """The error for a send and its matching receive of different sizes."""
+    return ScheduleError(
+        f"size mismatch: rank {src} sends {n_send} bytes to rank {dst}, "
+        f"which posts a receive of {n_recv} bytes from it"
+    )
 
 
 def _deadlock_message(programs, waiting) -> str:

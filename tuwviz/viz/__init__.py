@@ -25,14 +25,21 @@ For the ring Allgatherv algorithms (Träff et al. 2010):
 :func:`schedule_explorer`
     ipywidgets controls (p, root, distribution, b, algorithm) redrawing tree and animation.
 
-All figures embed BokehJS (``INLINE`` resources): show them with :func:`tuwviz.plots.show`
-and save them with :func:`tuwviz.plots.save_html`, never with Bokeh's CDN defaults.
-Every figure names its data sources; :func:`sources` returns them.
+For benchmark results (:mod:`tuwviz.viz.plots`):
+
+:func:`~tuwviz.viz.plots.bench_figure`, :func:`~tuwviz.viz.plots.ratio_figure`
+    Measured time, and time relative to the MPI library, against block size.
+:func:`~tuwviz.viz.plots.time_vs_count_figure`, :func:`~tuwviz.viz.plots.time_vs_block_figure`
+    The pipelined ring paper's Figures 4-6: time against base count and block size.
+
+All figures embed BokehJS (``INLINE`` resources): show them with :func:`show` and save
+them with :func:`save_html` (both from :mod:`tuwviz.viz.plots`), never with Bokeh's CDN
+defaults.  Every figure names its data sources; :func:`sources` returns them.
 """
-from ..plots import save_html, show
 from ._common import block_text, circular_layout, sources, tree_layout
 from .animation import animate_schedule, animation_frames
 from .graph import EDGE_STYLES, gather_tree_figure, schedule_figure, schedule_graph
+from .plots import save_html, show
 from .ring import animate_ring, ring_figure, ring_frames
 from .timeline import (
     comm_idle_figure,

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..model.meta import TreeMeta
+
 from ._common import (
     ACTIVE_COLOR,
     KIND_COLORS,
@@ -167,7 +169,7 @@ def animate_schedule(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0
     result : SimResult, optional
         Use this simulation instead of simulating.
     layout : dict, optional
-        ``{rank: (x, y)}``; default: the tree layout of ``meta["parent"]`` if present,
+        ``{rank: (x, y)}``; default: the tree layout of a :class:`~tuwviz.model.meta.TreeMeta`,
         else ranks on a circle.
     interval_ms : int, optional
         Time per step when playing.
@@ -209,7 +211,7 @@ def animate_schedule(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0
     frames = animation_frames(schedule, result)
     p = schedule.p
     pos = dict(layout) if layout is not None else (
-        tree_layout(schedule.meta["parent"]) if "parent" in schedule.meta
+        tree_layout(schedule.meta.parent) if isinstance(schedule.meta, TreeMeta)
         else circular_layout(p))
     pos = {r: (float(x), float(y)) for r, (x, y) in pos.items()}
     nblocks = _block_count(schedule, frames)

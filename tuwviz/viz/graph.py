@@ -5,15 +5,15 @@
 (``from_networkx``).  What is drawn depends on what the schedule's builder recorded in
 ``schedule.meta``:
 
-``"parent"`` (a parent rank per rank, -1 at the root)
+a :class:`~tuwviz.model.meta.TreeMeta` (``parent``: a parent rank per rank, -1 at the root)
     The tree is drawn in layers, root on top, with :func:`~tuwviz.viz.tree_layout` (an
     ordered tree gets rank ``i`` in column ``i``).  Tree edges are thick arrows in the
-    direction data flows, labelled with their bytes (``meta["edge_bytes"][i]`` for the
+    direction data flows, labelled with their bytes (``meta.edge_bytes[i]`` for the
     edge of rank ``i``, else the bytes the programs send along it); an edge of zero bytes,
     where nothing is sent, is dotted.
-``"fixed_exchanges"`` (``(iteration, a, b)`` triples)
+its ``fixed_exchanges`` (``(iteration, a, b)`` triples)
     Thin double arrows between ``a`` and ``b``, one row per iteration below the tree, as
-    in Figure 2 of the gatherv paper (Träff 2017).  Without this key, messages of kind
+    in Figure 2 of the gatherv paper (Träff 2017).  If there are none, messages of kind
     ``"exchange"`` are drawn that way.
 neither
     Every pair of ranks that communicates gets an arrow per message kind, labelled with
@@ -44,6 +44,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from typing import TYPE_CHECKING
+
+from ..model.meta import TreeMeta
 
 from ._common import (
     KIND_COLORS,
@@ -119,7 +121,7 @@ def schedule_graph(schedule: "Schedule", show_info: bool = False) -> "nx.MultiDi
     for r in range(schedule.p):
         g.add_node(r, m=None if counts is None else counts[r],
                    nbytes=None if nbytes is None else nbytes[r], is_root=r == root)
-    if "parent" in schedule.meta:
+    if isinstance(schedule.meta, TreeMeta):
         _add_tree(g, schedule)
         _add_exchanges(g, schedule)
         if show_info:
@@ -141,7 +143,8 @@ def schedule_figure(schedule: "Schedule", *, layout: dict | None = None,
         Any model schedule.
     layout : dict, optional
         ``{rank: (x, y)}``, e.g. any NetworkX layout; default: :func:`tree_layout` of
-        ``meta["parent"]``, else :func:`circular_layout`.
+        ``meta.parent`` (a :class:`~tuwviz.model.meta.TreeMeta`), else
+        :func:`circular_layout`.
     title : str, optional
         Figure title (default: collective, algorithm, p, root, distribution).
     show_info : bool, optional
@@ -169,9 +172,9 @@ def schedule_figure(schedule: "Schedule", *, layout: dict | None = None,
     from bokeh.plotting import from_networkx
 
     g = schedule_graph(schedule, show_info=show_info)
-    is_tree = "parent" in schedule.meta
+    is_tree = isinstance(schedule.meta, TreeMeta)
     pos = dict(layout) if layout is not None else (
-        tree_layout(schedule.meta["parent"]) if is_tree else circular_layout(schedule.p))
+        tree_layout(schedule.meta.parent) if is_tree else circular_layout(schedule.p))
     pos = {r: (float(x), float(y)) for r, (x, y) in pos.items()}
     rows = _exchange_rows(g, pos) if is_tree and layout is None else {}
     edges = _edge_columns(g, pos, rows)
@@ -227,13 +230,13 @@ def gather_tree_figure(schedule: "Schedule", *, title: str | None = None,
     top, block sizes ``m_i`` under the ranks; thick arrows are tree edges with their bytes,
     dotted arrows edges of size zero (no communication), and the thin double arrows below
     the tree the exchanges between fixed roots in each iteration of the tree
-    construction (Lemma 2.3), from ``meta["fixed_exchanges"]``.
+    construction (Lemma 2.3), from ``meta.fixed_exchanges``.
 
     Parameters
     ----------
     schedule : Schedule
-        A schedule whose ``meta`` has ``"parent"`` (and, for the double arrows,
-        ``"fixed_exchanges"``), e.g. the TUW gatherv schedule for p = 11, root 9.
+        A schedule whose ``meta`` is a :class:`~tuwviz.model.meta.TreeMeta` (with, for the
+        double arrows, ``fixed_exchanges``), e.g. the TUW gatherv schedule for p = 11, root 9.
     title : str, optional
         Figure title (default names the tree, p and root).
     caption : bool, optional
@@ -248,13 +251,13 @@ def gather_tree_figure(schedule: "Schedule", *, title: str | None = None,
     Raises
     ------
     ValueError
-        If the schedule has no ``meta["parent"]``.
+        If the schedule's ``meta`` is no :class:`~tuwviz.model.meta.TreeMeta`.
     """
     from bokeh.models import Title
 
-    if "parent" not in schedule.meta:
+    if not isinstance(schedule.meta, TreeMeta):
         raise ValueError(f"{schedule.collective}/{schedule.algorithm}: the schedule has no "
-                         "gather tree (meta['parent']); use schedule_figure to draw its messages")
+                         "gather tree (a TreeMeta); use schedule_figure to draw its messages")
     root = _root(schedule)
     fig = schedule_figure(schedule, title=title or (
         f"{schedule.algorithm} {schedule.collective} tree, p = {schedule.p}, root {root}"),
@@ -272,12 +275,14 @@ def gather_tree_figure(schedule: "Schedule", *, title: str | None = None,
 def _root(schedule: "Schedule") -> int | None:
     if schedule.problem is not None:
         return schedule.problem.root
-    return schedule.meta.get("root")
+    if isinstance(schedule.meta, TreeMeta):
+        return schedule.meta.root
+    return schedule.meta.get("root")  # a hand-made schedule's dict
 
 
 def _add_tree(g, schedule: "Schedule") -> None:
-    parent = schedule.meta["parent"]
-    edge_bytes = schedule.meta.get("edge_bytes")
+    parent = schedule.meta.parent
+    edge_bytes = schedule.meta.edge_bytes
     for child, q in enumerate(parent):
         if q is None or q < 0:
             continue
@@ -293,9 +298,8 @@ def _add_tree(g, schedule: "Schedule") -> None:
 
 
 def _add_exchanges(g, schedule: "Schedule") -> None:
-    triples = schedule.meta.get("fixed_exchanges")
-    if triples is None:
-        triples = _exchanges_from_messages(schedule)
+    # a tree built without recording its exchanges still has their messages
+    triples = schedule.meta.fixed_exchanges or _exchanges_from_messages(schedule)
     for it, a, b in triples:
         nbytes = sent_bytes(schedule, a, b, "exchange") + sent_bytes(schedule, b, a, "exchange")
         g.add_edge(int(a), int(b), kind="exchange", style="exchange", nbytes=nbytes,

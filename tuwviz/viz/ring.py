@@ -8,7 +8,7 @@ it round by round as plain data; :func:`animate_ring` animates it in the browser
 Pieces
 ------
 Both rings are drawn in *pieces*, the pipelined ring's virtual blocks: piece ``v`` is
-``[owner rank, offset_bytes, nbytes]`` (``meta["pieces"]``), numbered in ring order, the
+``[owner rank, offset_bytes, nbytes]`` (``meta.pieces``), numbered in ring order, the
 pieces of one owner consecutive.  The linear ring is the pipelined ring with
 ``B = max m_i``: one piece per process, its whole block.  A piece is drawn in a slot of
 ``B`` bytes, filled in proportion to its bytes, so partial pieces look partial (Figure 2)
@@ -34,6 +34,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
+
+from ..model.meta import PipelinedRingMeta, RingMeta
 
 from ._common import ACTIVE_COLOR, KIND_COLORS, NODE_COLOR, NODE_RADIUS, circular_layout, shorten
 from .animation import _PLAY_JS, CELL_COLORS
@@ -114,24 +116,24 @@ def _ring_info(schedule: "Schedule", who: str) -> _Ring:
             f"{who} draws the allgatherv schedules {', '.join(RING_ALGORITHMS)}, got "
             f"{schedule.collective}/{schedule.algorithm}; draw other schedules with "
             "animate_schedule or schedule_figure")
-    if schedule.problem is None or "ring" not in schedule.meta:
+    if schedule.problem is None or not isinstance(schedule.meta, RingMeta):
         raise ValueError(f"{who} needs a schedule built by tuwviz.model.schedule (with its "
-                         "problem and meta['ring'])")
-    order = list(schedule.meta["ring"])
-    if schedule.algorithm == "pipelined":
+                         "problem and a RingMeta)")
+    order = list(schedule.meta.ring)
+    if isinstance(schedule.meta, PipelinedRingMeta):
         return _pipelined_info(schedule, order)
     return _linear_info(schedule, order)
 
 
 def _pipelined_info(schedule: "Schedule", order: list[int]) -> _Ring:
-    meta = schedule.meta
+    meta: PipelinedRingMeta = schedule.meta
     pos, index = [], []
-    for k, nb in enumerate(meta["nblocks"]):
+    for k, nb in enumerate(meta.nblocks):
         pos += [k] * nb
         index += list(range(nb))
-    labels = [f"{meta['pieces'][v][0]}.{j}" for v, j in enumerate(index)]
-    transfers = sorted(list(t) for t in meta["transfers"])
-    return _Ring(order, int(meta["block_bytes"]), [list(pc) for pc in meta["pieces"]], pos,
+    labels = [f"{meta.pieces[v][0]}.{j}" for v, j in enumerate(index)]
+    transfers = sorted(list(t) for t in meta.transfers)
+    return _Ring(order, int(meta.block_bytes), [list(pc) for pc in meta.pieces], pos,
                  index, labels, transfers, _count_slots(transfers))
 
 
@@ -351,8 +353,8 @@ def _title(schedule: "Schedule", info: _Ring) -> str:
         return f"linear ring: {head}, {info.nslots} rounds"
     text = f"pipelined ring: {head}, B={info.slot_bytes} B, {len(info.pieces)} pieces, " \
            f"{info.nslots} rounds"
-    if info.nslots != schedule.meta["rounds"]:  # Section 2.3: empty pieces save rounds
-        text += f" (Eq. (1): {schedule.meta['rounds']})"
+    if info.nslots != schedule.meta.rounds:  # Section 2.3: empty pieces save rounds
+        text += f" (Eq. (1): {schedule.meta.rounds})"
     return text
 
 

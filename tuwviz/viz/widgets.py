@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..model.meta import TreeMeta
+
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     import ipywidgets
     from bokeh.model import Model
@@ -133,7 +135,8 @@ class ScheduleExplorer:
                                    seed=self.seed)
             sched = model.schedule(self.collective, self.algorithm.value, problem)
             result = model.simulate(sched, self.alpha, self.beta)
-            tree = gather_tree_figure(sched) if "parent" in sched.meta else schedule_figure(sched)
+            tree = (gather_tree_figure(sched) if isinstance(sched.meta, TreeMeta)
+                    else schedule_figure(sched))
             anim = animate_schedule(sched, result=result)
         except (ValueError, ScheduleError) as exc:
             self.problem = self.schedule = None
@@ -155,7 +158,7 @@ class ScheduleExplorer:
         from bokeh.layouts import column
         from IPython.display import clear_output
 
-        from ..plots import show
+        from .plots import show
 
         with self.output:
             clear_output(wait=True)

@@ -1,13 +1,25 @@
 /*
- * ring_order.c - which process sits where on the ring, how big the pipelined ring's
- * blocks are, and when each piece moves (Träff et al. 2010, Sections 2.2-2.4).  Integers only, no communication:
- * every process computes the same answer from recvcounts, which all processes know in
- * MPI_Allgatherv.  The Python model implements the same rules; see ring_order.h for them.
+ * ring.c - which process sits where on the ring, when each piece of the pipelined ring
+ * moves, and how big its pieces are (Träff, Ripke, Siebert, Balaji, Thakur, Gropp, IJHPCA
+ * 2010, Sections 2.2-2.4).  Integers only, no communicator: every process computes the same
+ * answer from recvcounts, which all processes know in MPI_Allgatherv.  The rules are in
+ * topology.h; the communicator side (nodes, tuning parameters) is common/node_map.c.
+ *
+ * Cost (local computation): SMP order O(p log p) (two sorts), RANK and SPREAD O(p); one
+ * slot of the clock O(p); the block size O(p).  Extra memory: the SMP order sorts 4p ints.
+ *
+ * Example, SPREAD, counts (5, 0, 0, 3, 0, 0, 0): n = 2 ranks with data, z = 5 empty, so
+ * rank 0 gets 5/2 + 1 = 3 empty ranks in front, rank 3 gets 2: order (1, 2, 4, 0, 5, 6, 3).
+ * Slot clock, p = 3, own = (3, 0, 1), nsend = (4, 3, 1): senders per slot (1,0,1),
+ * (1,1,0), (1,1,0), (1,1,0), then none (the example of allgatherv_pipelined.c).
+ *
+ * Python mirror: tuwviz/model/topology/ring.py (ring_order, ring_slot,
+ * allgatherv_block_elems).
  */
 #include <math.h>
 #include <stdlib.h>
 #include "tuwviz.h"
-#include "ring_order.h"
+#include "topology.h"
 
 /* ---- TUW_RING_SMP: nodes one after the other (Figure 1) ---------------------------------- */
 
@@ -134,8 +146,7 @@ int tuw_ring_order(int p, const int counts[], const int node_of_rank[], int kind
  * but send the next real piece as soon as it has one.  The clock counts rounds in time
  * ("slots"): every position sends at most one piece per slot, as early as it can.  Both
  * ends of a message compute the same slot, so it serves as the message's tag and blocking
- * operations run in slot order cannot deadlock.  The Python model (tuwviz/model/allgatherv.py)
- * runs the same clock.
+ * operations run in slot order cannot deadlock.
  */
 int tuw_ring_slot(int p, const long long own[], const long long nsend[], long long sent[],
                   unsigned char now[])

@@ -1,6 +1,7 @@
 /*
  * ordered_hypercube_tree.c - distributed construction of the linear-time gather tree
- * (Träff 2017, Lemma 2.3, with the externally given root of Lemma 2.2).
+ * (Träff 2017, Lemma 2.3, with the externally given root of Lemma 2.2): tuw_oh_construct,
+ * and tuw_oh_setup, the start TUW_Gatherv and TUW_Scatterv share (checks, sizes, tree).
  *
  * Invariant after iteration d-1: every level-d cube has a fixed root (its last rank,
  * computable by all) and a gather root; the fixed root knows the cube's state
@@ -18,6 +19,14 @@
  * Tags are the iteration number.  A process leaves the loop once it is neither a fixed
  * root nor a gather root (both roles, once lost, never come back).
  *
+ * Where the blocks sit: a gather root's subtree is one consecutive rank range, held in one
+ * buffer in rank order.  The tree gives the byte offset of every child's range in it
+ * (tuw_oh_edge.offset) and of the own block (tuw_oh_tree.offset): a child from the right
+ * cube lands behind all that is held so far, one from the left cube in front of it, moving
+ * it all back.  TUW_Gatherv receives into these places, TUW_Scatterv sends from them; so
+ * the construction lives here in common/, shared by both, on top of the integer-only
+ * topology of kernels_c/topology/ordered_hypercube.c.
+ *
  * Cost: ceil(log2 p) dependent exchanges plus at most one info message per iteration and
  * process: at most 2 ceil(log2 p) alpha (+ constant-size beta terms), each process sending
  * and receiving at most two messages per iteration (Lemma 2.3).
@@ -27,7 +36,8 @@
  *          3 -> 2, 2 bytes);
  *   it. 1: 1<->3 exchange (fixed roots); root 0's cube wins; 1 tells gather root 0
  *          "receive 5 bytes from 2", 3 tells gather root 2 "send to 0".
- * Tree: parent = (-1, 0, 0, 2).  Model: tuwviz/model/ordered_hypercube.py:build_tree.
+ * Tree: parent = (-1, 0, 0, 2).  Rank 2 holds blocks 2..3: its own at offset 0, child 3's
+ * at offset 3.  Model: tuwviz/model/ordered_hypercube.py:build_tree.
  */
 #include "tuwviz.h"
 #include "ordered_hypercube.h"
@@ -90,14 +100,19 @@ int tuw_oh_construct(int p, int rank, int root, long long mybytes, MPI_Comm comm
         if (!is_groot)
             continue;
         if (info.winner == rank) { /* the sibling cube's gather root sends to me */
-            tuw_oh_edge *e = &t->child[t->nchildren++];
+            tuw_oh_edge *e = &t->child[t->nchildren];
             e->iteration = d;
             e->peer = (int)info.loser;
             e->lo = sib_lo;
             e->hi = sib_hi;
             e->bytes = info.nbytes;
-            if (right)
-                t->offset += info.nbytes; /* it lands before my own block */
+            e->offset = right ? 0 : t->bytes;
+            if (right) { /* the sibling cube lies left of mine: all I hold moves behind it */
+                t->offset += info.nbytes;
+                for (int k = 0; k < t->nchildren; k++)
+                    t->child[k].offset += info.nbytes;
+            }
+            t->nchildren++;
             t->bytes += info.nbytes;
             t->lo = right ? sib_lo : lo;
             t->hi = right ? hi : sib_hi;
@@ -108,6 +123,7 @@ int tuw_oh_construct(int p, int rank, int root, long long mybytes, MPI_Comm comm
             t->parent.lo = lo;
             t->parent.hi = hi;
             t->parent.bytes = t->bytes;
+            t->parent.offset = 0;
             is_groot = 0;
         }
     }
@@ -124,7 +140,8 @@ static int type_info(MPI_Datatype type, int *size, MPI_Aint *extent)
     return rc == MPI_SUCCESS ? MPI_Type_get_extent(type, &lb, extent) : rc;
 }
 
-int tuw_oh_own_block(int is_root, int in_place, int own_count, MPI_Datatype own_type,
+/* Datatype sizes and the own block's bytes, as tuw_oh_setup describes them. */
+static int own_block(int is_root, int in_place, int own_count, MPI_Datatype own_type,
                      const int root_counts[], int root, MPI_Datatype root_type,
                      int *own_size, MPI_Aint *own_extent, int *root_size,
                      MPI_Aint *root_extent, long long *bytes)
@@ -147,4 +164,23 @@ int tuw_oh_own_block(int is_root, int in_place, int own_count, MPI_Datatype own_
         return MPI_ERR_TYPE; /* blocks are counted in elements of the own type */
     *bytes = (long long)own_count * *own_size;
     return MPI_SUCCESS;
+}
+
+int tuw_oh_setup(int root, int in_place, int own_count, MPI_Datatype own_type,
+                 const int root_counts[], MPI_Datatype root_type, MPI_Comm comm,
+                 int *own_size, MPI_Aint *own_extent, int *root_size, MPI_Aint *root_extent,
+                 tuw_oh_tree *tree)
+{
+    int rc, rank, p;
+    long long mybytes;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    if (root < 0 || root >= p)
+        return MPI_ERR_ROOT;
+    rc = own_block(rank == root, in_place, own_count, own_type, root_counts, root, root_type,
+                   own_size, own_extent, root_size, root_extent, &mybytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return tuw_oh_construct(p, rank, root, mybytes, comm, tree);
 }

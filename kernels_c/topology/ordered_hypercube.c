@@ -23,10 +23,12 @@
  * messages.  Because T compares bytes only, the tree depends on the block sizes, not on
  * alpha and beta.
  *
- * Python mirror: tuwviz/model/ordered_hypercube.py (dims, cube, fixed_root, is_fixed_root,
- * has_sibling, partner, right_wins).
+ * Cost (local computation): O(log p) for tuw_oh_dims, O(1) for the others; no memory.
+ *
+ * Python mirror: tuwviz/model/topology/ordered_hypercube.py (oh_dims, oh_cube,
+ * oh_fixed_root, oh_is_fixed_root, oh_has_sibling, oh_partner, oh_right_wins).
  */
-#include "ordered_hypercube.h"
+#include "topology.h"
 
 int tuw_oh_dims(int p)
 {

@@ -1,0 +1,119 @@
+/*
+ * topology.h - who talks to whom, from integers only: the topology builders of the kernels.
+ *
+ * A builder takes (p, rank, root, sizes, parameters) and answers who sends what to whom;
+ * it has no communicator and makes no MPI call (MPICH's treealgo and circ_graph.c do the
+ * same).  Kernels execute what a builder says; the Python model mirrors every builder with
+ * the same signature (tuwviz/model/topology/, mapping rule in its __init__.py), and
+ * tests/test_topology.py sweeps the two against each other for p = 1..129 and every root.
+ *
+ * Naming: builder X lives in kernels_c/topology/X.c, its functions are tuw_X_* (prefix
+ * shortened where the paper has a name: oh = ordered hypercube), its Python mirror is
+ * tuwviz/model/topology/X.py with the same names minus "tuw_".
+ */
+#ifndef TUWVIZ_TOPOLOGY_H
+#define TUWVIZ_TOPOLOGY_H
+
+/* ---- binomial tree (binomial.c; the fixed tree of Träff 2017, Section 1) --------------
+ * Virtual ranks v = (rank - root) mod p.  The parent of v > 0 is v - lowbit(v) (lowbit:
+ * its lowest set bit); its children are v + 2^k for every 2^k < lowbit(v) (the root: every
+ * 2^k) with v + 2^k < p, child v + 2^k joining in round k.  The subtree of v is virtual
+ * ranks v .. v + size - 1, size = min(lowbit(v), p - v) (the root: p), so a child's
+ * subtree is blocks 2^k .. 2^k + size' - 1 of its parent's.  In real ranks a subtree starts
+ * at its own rank and may wrap from p-1 to 0.
+ *   p = 6, root 2:  rank    0  1  2  3  4  5      children of 2: 3 (round 0, 1 block),
+ *                   v       4  5  0  1  2  3                     4 (round 1, 2 blocks),
+ *                   parent  2  0 -1  2  2  4                     0 (round 2, 2 blocks) */
+#define TUW_BINOMIAL_MAX_CHILDREN 32
+
+typedef struct {
+    int rank;  /* the child; its subtree's first block is its own                    */
+    int round; /* k: the child is virtual rank v + 2^k; round and tag of the edge    */
+    int first; /* 2^k: its subtree starts at block `first` of mine (0 = my own)      */
+    int size;  /* blocks (processes) in its subtree                                  */
+} tuw_binomial_edge;
+
+typedef struct {
+    int parent; /* rank of the parent, -1 at the root                                */
+    int round;  /* round (tag) of my edge to the parent, -1 at the root              */
+    int size;   /* processes in my subtree: virtual ranks v .. v + size - 1           */
+    int nchildren;
+    tuw_binomial_edge child[TUW_BINOMIAL_MAX_CHILDREN]; /* in increasing round       */
+} tuw_binomial_tree;
+
+/* The tree as `rank` sees it.  Needs 1 <= p and 0 <= rank, root < p. */
+void tuw_binomial_tree_create(int p, int rank, int root, tuw_binomial_tree *t);
+
+/* ---- ordered hypercubes (ordered_hypercube.c; Träff 2017, Section 2, Lemmas 2.1-2.3) --
+ * Cubes, fixed roots, partners with the rank p-1 rule, and the winner rule.  The tree
+ * built from them by communicating is tuw_oh_construct (ordered_hypercube.h). */
+#define TUW_OH_MAX_DIMS 32 /* more iterations than any int rank count needs */
+
+/* The fixed-root exchange message (3 x 8 = 24 bytes): what a fixed root knows of its cube. */
+typedef struct {
+    long long groot;     /* the cube's gather root                                     */
+    long long time;      /* gather time estimate T: bytes of the cube outside groot    */
+    long long rootblock; /* bytes of groot's own block                                 */
+} tuw_oh_state;
+
+int tuw_oh_dims(int p);                                     /* ceil(log2 p)               */
+void tuw_oh_cube(int p, int d, int rank, int *lo, int *hi); /* level-d cube of rank       */
+int tuw_oh_fixed_root(int p, int d, int rank);              /* last rank of that cube     */
+int tuw_oh_is_fixed_root(int p, int d, int rank);
+int tuw_oh_has_sibling(int p, int d, int rank); /* the cube takes part in iteration d     */
+int tuw_oh_partner(int p, int d, int f);        /* partner fixed root; -1: none, or f is
+                                                   no fixed root                          */
+int tuw_oh_right_wins(const tuw_oh_state *left, const tuw_oh_state *right, int root);
+
+/* ---- rings (ring.c; Träff, Ripke, Siebert, Balaji, Thakur, Gropp, IJHPCA 2010, 2.2-2.4)
+ * Every process computes the same answer from recvcounts, which all know in
+ * MPI_Allgatherv.  tuw_comm_ring_order (ring_order.h) adds the communicator side. */
+
+/* Ring order: order[k] = rank at ring position k (a permutation of 0..p-1).  counts[i] =
+ * elements of rank i.  kind is TUW_RING_RANK, TUW_RING_SMP or TUW_RING_SPREAD (tuwviz.h).
+ *   RANK    order[k] = k.
+ *   SMP     (Figure 1) nodes in the order of their lowest rank, each node's ranks
+ *           consecutive: first those with counts 0, then those with counts > 0, each group
+ *           by increasing rank (so the node's last process, which sends off-node, has data
+ *           whenever any process of the node has: Section 2.3, last paragraph).
+ *           node_of_rank[i] = any integer naming rank i's node.
+ *   SPREAD  (Section 2.3) ranks with data placed equidistantly among the empty ones:
+ *           for each rank with data, in increasing order, first its share of the empty
+ *           ranks (z / n each, the first z % n one more), then itself.
+ * node_of_rank may be NULL unless kind == TUW_RING_SMP.  Returns MPI_SUCCESS, MPI_ERR_ARG
+ * (unknown kind, p < 1, SMP without node_of_rank) or MPI_ERR_NO_MEM. */
+int tuw_ring_order(int p, const int counts[], const int node_of_rank[], int kind, int order[]);
+
+/* One slot of the pipelined ring's clock (Section 2.3; kernels_c/allgatherv/
+ * allgatherv_pipelined.c).  All ring positions step together; in each slot position k
+ * sends its next non-empty piece if it has it: one of its own[k] own non-empty pieces, or
+ * one it received in an earlier slot (position k has received sent[k-1] pieces).  nsend[k]
+ * is the number of non-empty pieces position k sends in all.  Sets now[k] = 1 for the
+ * positions that send in this slot (0 for the others), then adds them to sent[].  Returns
+ * how many positions send in this slot (0: every position is done). */
+int tuw_ring_slot(int p, const long long own[], const long long nsend[], long long sent[],
+                  unsigned char now[]);
+
+/* Pipelined ring block size B in elements of `extent` bytes (Section 2.4):
+ *   block_bytes > 0: max(1, block_bytes / extent), no upper cap;
+ *   block_bytes == 0: the paper's estimate, Eq. (2), in bytes, turned into elements and
+ *   clamped to 1..max counts; B = max counts for a regular problem (the linear ring), 1 if
+ *   all counts are 0.  alpha, beta: cost of a message of n bytes is alpha + beta n. */
+long long tuw_allgatherv_block_elems(int p, const int counts[], int extent,
+                                     long long block_bytes, double alpha, double beta);
+
+/* ---- circulant graphs (planned, not implemented: circulant.c, Python circulant.py) ----
+ * Träff, Hunold, Vardas, Funk, "Uniform algorithms for reduce-scatter and (most) other
+ * collectives for MPI".  Reserved names, so C, Python mirror and sweep test line up:
+ *   int tuw_circ_skips(int p, int skips[]);   q = ceil(log2 p); skips[0..q] by repeated
+ *                                             halving of p, skips[q] = p (Listing 1, Table II)
+ *   int tuw_circ_epsilon(const int skips[], int k);            e_k = skips[k+1] mod 2
+ *   int tuw_circ_to(int p, int rank, const int skips[], int k);   (r - skips[k] + e_k) mod p
+ *   int tuw_circ_from(int p, int rank, const int skips[], int k); (r + skips[k] - e_k) mod p
+ *   int tuw_circ_pathhead(int virt, int q, const int skips[]);    round virt sends in, to
+ *                                             virtual root 0 (Reduce, Listing 4)
+ *   int tuw_circ_relative_blocks(int off, int k, int q, const int skips[], int b,
+ *                                int block[]);  the sets B_r^k (Reduce_scatter, Listing 5)
+ * Python: circ_skips(p) -> (q, skips), circ_to(p, rank, skips, k), ... (same rule). */
+
+#endif /* TUWVIZ_TOPOLOGY_H */

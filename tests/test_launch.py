@@ -1,0 +1,49 @@
+"""Starting MPI jobs: a job whose MPI never starts is tried again, a Python error is not."""
+import os
+
+import pytest
+
+from tuwviz import launch
+from tuwviz.errors import TuwvizError
+from tuwviz.launch import run_mpiexec
+from tuwviz.problems import make_problem
+
+CASES = [{"mode": "trace", "problem": make_problem("gatherv", 2, "same", 1).to_dict(),
+          "algorithm": "linear"}]
+
+
+def test_mpi_that_never_starts_is_tried_again_then_named(capfd):
+    # UCX refuses an unknown transport inside MPI_Init: no rank ever reports, as in the
+    # launcher's rare start-up failures, but every time
+    with pytest.raises(TuwvizError) as err:
+        run_mpiexec(2, CASES, extra_env={"UCX_TLS": "no-such-transport"})
+    text = str(err.value)
+    assert text.startswith(f"MPI did not start in {launch.STARTUP_ATTEMPTS} attempts")
+    assert "MPIDI_UCX_init" in text  # MPI's own words are passed on
+    notes = [l for l in capfd.readouterr().err.splitlines() if l.startswith("note: MPI did not start")]
+    assert len(notes) == launch.STARTUP_ATTEMPTS - 1
+    assert notes[-1].endswith(f"(attempt {launch.STARTUP_ATTEMPTS} of {launch.STARTUP_ATTEMPTS})")
+
+
+def test_a_python_error_before_the_ranks_report_is_not_retried(tmp_path, capfd):
+    # a broken mpi4py on the ranks' path: a Python traceback, the same on every attempt
+    (tmp_path / "mpi4py").mkdir()
+    (tmp_path / "mpi4py" / "__init__.py").write_text("raise ImportError('mpi4py is broken here')\n")
+    with pytest.raises(TuwvizError) as err:
+        run_mpiexec(2, CASES, extra_env={"PYTHONPATH": str(tmp_path)})
+    assert "mpi4py is broken here" in str(err.value)
+    assert "MPI did not start" not in str(err.value)
+    assert "note: MPI did not start" not in capfd.readouterr().err
+
+
+def test_heavy_yield_is_on_for_oversubscribed_measurements_only(monkeypatch):
+    # the ranks report the setting they ran with (it is recorded in every bench row)
+    monkeypatch.delenv("MPIR_CVAR_ENABLE_HEAVY_YIELD", raising=False)
+    n = os.cpu_count() + 1
+    measure = [{**CASES[0], "mode": "measure", "reps": 2, "warmup": 0}]
+    for cases, expected in [(CASES, "0"), (measure, "1")]:
+        hellos = run_mpiexec(n, cases)
+        assert [h["rank"] for h in hellos] == list(range(n))
+        assert {h["heavy_yield"] for h in hellos} == {expected}, cases[0]["mode"]
+    monkeypatch.setenv("MPIR_CVAR_ENABLE_HEAVY_YIELD", "1")  # the user's choice wins
+    assert {h["heavy_yield"] for h in run_mpiexec(n, CASES)} == {"1"}

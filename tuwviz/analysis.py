@@ -1,0 +1,122 @@
+"""Fits of measured data and verdicts: what the bench rows say, in numbers and in words.
+
+The model (:mod:`tuwviz.model`) predicts; the bench (:mod:`tuwviz.bench`) measures.  This
+module puts the two together:
+
+* :func:`fit_ring_cost` fits the machine's ``alpha`` and ``beta`` to measured linear-ring
+  times, for the pipelined ring's block-size estimate (Eq. (2));
+* :func:`pipeline_verdict` says in one sentence whether the pipelined ring beats the linear
+  ring on the measured rows, and with fitted ``alpha``/``beta`` what the model predicts.
+
+Both take bench rows as a :class:`pandas.DataFrame` (:data:`tuwviz.bench.ROW_FIELDS`).
+
+Examples
+--------
+Two linear-ring measurements, blocks of 1,000 and 10,000 bytes on 4 ranks, 5 and 41 µs per
+round: 1 µs start-up and 4 ns per byte.
+
+>>> import pandas as pd
+>>> ring = pd.DataFrame({"algorithm": "ring", "p": 4, "datatype": "byte",
+...                      "m_prime": [4000, 40000], "median_us": [3 * 5.0, 3 * 41.0]})
+>>> [f"{x:.3g}" for x in fit_ring_cost(ring)]
+['1e-06', '4e-09']
+"""
+from __future__ import annotations
+
+__all__ = ["fit_ring_cost", "pipeline_verdict"]
+
+
+def fit_ring_cost(df) -> tuple[float, float]:
+    """Fit ``alpha`` and ``beta`` to measured linear-ring times, for Eq. (2) on this machine.
+
+    The linear ring takes ``p - 1`` rounds of ``alpha + beta m'`` (Section 2.1), ``m'``
+    the largest block in bytes; a least-squares line through ``time / (p - 1)`` against
+    ``m'`` gives the machine's start-up ``alpha`` and time per byte ``beta``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Bench rows (:data:`tuwviz.bench.ROW_FIELDS`); those with ``algorithm == "ring"``
+        and ``p > 1`` are used, at least two different ``m'``.
+
+    Returns
+    -------
+    (float, float)
+        ``alpha`` in seconds (at least 1 ns) and ``beta`` in seconds per byte (at least
+        1e-15), to pass as the pipelined ring's ``alpha``/``beta`` parameters.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"algorithm": "ring", "p": 8, "datatype": "int",
+    ...                      "m_prime": [8000, 800000], "median_us": [7 * 2.4, 7 * 42.0]})
+    >>> a, b = fit_ring_cost(rows)
+    >>> round(a * 1e6, 3), round(b * 1e9, 3)
+    (2.0, 0.1)
+    """
+    import numpy as np
+
+    from .problems import DATATYPES
+
+    rows = df[(df["algorithm"] == "ring") & (df["p"].astype(int) > 1)]
+    if rows.empty:
+        raise ValueError("no measured linear-ring rows (algorithm 'ring', p > 1) to fit")
+    p = rows["p"].astype(int).to_numpy()
+    size = rows["datatype"].map(DATATYPES).to_numpy()
+    largest = rows["m_prime"].astype(float).to_numpy() / p * size  # m' in bytes
+    if len(set(largest)) < 2:
+        raise ValueError("fitting alpha and beta needs ring rows with two different block sizes")
+    per_round = rows["median_us"].astype(float).to_numpy() * 1e-6 / (p - 1)
+    beta, alpha = np.polyfit(largest, per_round, 1)
+    return max(float(alpha), 1e-9), max(float(beta), 1e-15)
+
+
+def pipeline_verdict(df, distribution: str = "broadcast", alpha: float | None = None,
+                     beta: float | None = None) -> str:
+    """One sentence: is the pipelined ring ahead of the linear ring on `distribution`?
+
+    Compares, on the largest base count measured for `distribution`, the linear ring's
+    median with the best pipelined ring's (whatever its parameters), both from the same
+    bench rows.  With `alpha` and `beta` (e.g. fitted by
+    :func:`fit_ring_cost`) it adds the model's prediction for the
+    same problem, so a loss is explained by this machine's numbers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"algorithm": ["ring", "pipelined", "pipelined"], "p": 8,
+    ...     "distribution": "broadcast", "b": 1000, "median_us": [900.0, 700.0, 1200.0],
+    ...     "params": ["", "block_bytes=1024", "block_bytes=64"], "ranks": 8,
+    ...     "oversubscribed": True, "datatype": "int"})
+    >>> pipeline_verdict(rows)
+    'measured, 8 ranks (oversubscribed), broadcast c=1000: pipelined ring (block_bytes=1024) 700 µs vs linear ring 900 µs: ×0.78, the pipelined ring is ahead.'
+    """
+    rows = df[df["distribution"] == distribution]
+    if rows.empty:
+        raise ValueError(f"no rows of distribution {distribution!r}")
+    c = rows["b"].astype(int).max()
+    rows = rows[rows["b"].astype(int) == c]
+    ring = rows[rows["algorithm"] == "ring"]
+    pipe = rows[rows["algorithm"] == "pipelined"]
+    if ring.empty or pipe.empty:
+        raise ValueError(f"need both 'ring' and 'pipelined' rows for {distribution} c={c}")
+    best = pipe.loc[pipe["median_us"].astype(float).idxmin()]
+    t_ring, t_pipe = float(ring["median_us"].astype(float).min()), float(best["median_us"])
+    ratio = t_pipe / t_ring
+    over = " (oversubscribed)" if str(best.get("oversubscribed", "")).lower() == "true" else ""
+    params = f" ({best['params']})" if isinstance(best.get("params"), str) and best["params"] else ""
+    text = (f"measured, {int(best.get('ranks', best['p']))} ranks{over}, {distribution} c={c}: "
+            f"pipelined ring{params} {t_pipe:.0f} µs vs linear ring {t_ring:.0f} µs: ×{ratio:.2f}, "
+            + ("the pipelined ring is ahead." if ratio < 1 else "the linear ring is ahead."))
+    if alpha is not None and beta is not None:
+        from .model import schedule, simulate
+        from .problems import make_problem
+
+        pr = make_problem("allgatherv", int(best["p"]), distribution, c,
+                          datatype=str(best.get("datatype", "int")))
+        t = {a: simulate(schedule("allgatherv", a, pr, **kw), alpha, beta).time
+             for a, kw in (("ring", {}), ("pipelined", {"alpha": alpha, "beta": beta}))}
+        text += (f" Model with this machine's alpha = {alpha * 1e6:.1f} µs, beta = "
+                 f"{beta * 1e9:.3f} ns/B and B from Eq. (2): ×{t['pipelined'] / t['ring']:.2f}"
+                 " (model).")
+    return text

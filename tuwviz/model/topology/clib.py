@@ -1,0 +1,138 @@
+"""The C topology builders, called through ctypes under their Python twins' signatures.
+
+:class:`CTopology` wraps the kernel library (:func:`tuwviz.kernels.load`) and applies the
+mapping rule of :mod:`tuwviz.model.topology` in the other direction: every method has the
+name and signature of the Python mirror and calls the C function behind it (out-arguments
+returned, in-and-out arrays updated in place, status codes raised).  So one call can be
+made both ways and the results compared, as ``tests/test_topology.py`` does.
+
+Examples
+--------
+>>> from tuwviz import kernels
+>>> from tuwviz.model import topology
+>>> c = CTopology(kernels.load())
+>>> c.oh_cube(11, 2, 9) == topology.oh_cube(11, 2, 9)
+True
+>>> c.binomial_tree_create(6, 4, 2) == topology.binomial_tree_create(6, 4, 2)
+True
+"""
+from __future__ import annotations
+
+import ctypes
+from typing import Sequence
+
+from .binomial import BinomialEdge, BinomialTree
+from .ordered_hypercube import OhState
+
+__all__ = ["CTopology"]
+
+_int, _ll, _double = ctypes.c_int, ctypes.c_longlong, ctypes.c_double
+_int_p, _ll_p = ctypes.POINTER(_int), ctypes.POINTER(_ll)
+
+#: ``TUW_BINOMIAL_MAX_CHILDREN`` in ``kernels_c/include/topology.h``.  C writes at most
+#: ceil(log2 p) <= 31 children, so the struct below is large enough whatever the header says.
+BINOMIAL_MAX_CHILDREN = 32
+
+
+class _BinomialEdge(ctypes.Structure):
+    _fields_ = [("rank", _int), ("round", _int), ("first", _int), ("size", _int)]
+
+
+class _BinomialTree(ctypes.Structure):
+    _fields_ = [("parent", _int), ("round", _int), ("size", _int), ("nchildren", _int),
+                ("child", _BinomialEdge * BINOMIAL_MAX_CHILDREN)]
+
+
+class _OhState(ctypes.Structure):
+    _fields_ = [("groot", _ll), ("time", _ll), ("rootblock", _ll)]
+
+
+def _ints(values: Sequence[int] | None, ctype=_int):
+    """A C array of `values` (at least one element, so C never sees a NULL for []); None
+    stays None (a NULL pointer)."""
+    if values is None:
+        return None
+    return (ctype * max(len(values), 1))(*values)
+
+
+class CTopology:
+    """The C builders of a loaded kernel library, with the Python mirrors' signatures.
+
+    Parameters
+    ----------
+    lib : ctypes.CDLL
+        The kernel library, e.g. :func:`tuwviz.kernels.load()`; its topology functions get
+        their argument and result types declared here.
+    """
+
+    def __init__(self, lib: ctypes.CDLL):
+        self.lib = lib
+        state_p = ctypes.POINTER(_OhState)
+        for name, restype, argtypes in [
+            ("tuw_binomial_tree_create", None, [_int, _int, _int, ctypes.POINTER(_BinomialTree)]),
+            ("tuw_oh_dims", _int, [_int]),
+            ("tuw_oh_cube", None, [_int, _int, _int, _int_p, _int_p]),
+            ("tuw_oh_fixed_root", _int, [_int, _int, _int]),
+            ("tuw_oh_is_fixed_root", _int, [_int, _int, _int]),
+            ("tuw_oh_has_sibling", _int, [_int, _int, _int]),
+            ("tuw_oh_partner", _int, [_int, _int, _int]),
+            ("tuw_oh_right_wins", _int, [state_p, state_p, _int]),
+            ("tuw_ring_order", _int, [_int, _int_p, _int_p, _int, _int_p]),
+            ("tuw_ring_slot", _int, [_int, _ll_p, _ll_p, _ll_p, ctypes.POINTER(ctypes.c_ubyte)]),
+            ("tuw_allgatherv_block_elems", _ll, [_int, _int_p, _int, _ll, _double, _double]),
+        ]:
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
+
+    # ---- binomial.c
+    def binomial_tree_create(self, p: int, rank: int, root: int) -> BinomialTree:
+        t = _BinomialTree()
+        self.lib.tuw_binomial_tree_create(p, rank, root, ctypes.byref(t))
+        children = tuple(BinomialEdge(e.rank, e.round, e.first, e.size)
+                         for e in t.child[:t.nchildren])
+        return BinomialTree(t.parent, t.round, t.size, children)
+
+    # ---- ordered_hypercube.c
+    def oh_dims(self, p: int) -> int:
+        return self.lib.tuw_oh_dims(p)
+
+    def oh_cube(self, p: int, d: int, rank: int) -> tuple[int, int]:
+        lo, hi = _int(), _int()
+        self.lib.tuw_oh_cube(p, d, rank, ctypes.byref(lo), ctypes.byref(hi))
+        return lo.value, hi.value
+
+    def oh_fixed_root(self, p: int, d: int, rank: int) -> int:
+        return self.lib.tuw_oh_fixed_root(p, d, rank)
+
+    def oh_is_fixed_root(self, p: int, d: int, rank: int) -> bool:
+        return bool(self.lib.tuw_oh_is_fixed_root(p, d, rank))
+
+    def oh_has_sibling(self, p: int, d: int, rank: int) -> bool:
+        return bool(self.lib.tuw_oh_has_sibling(p, d, rank))
+
+    def oh_partner(self, p: int, d: int, f: int) -> int:
+        return self.lib.tuw_oh_partner(p, d, f)
+
+    def oh_right_wins(self, left: OhState, right: OhState, root: int) -> bool:
+        return bool(self.lib.tuw_oh_right_wins(_OhState(*left), _OhState(*right), root))
+
+    # ---- ring.c
+    def ring_order(self, p: int, counts: Sequence[int], node_of_rank: Sequence[int] | None,
+                   kind: int) -> list[int]:
+        order = _ints([-1] * p)
+        rc = self.lib.tuw_ring_order(p, _ints(counts), _ints(node_of_rank), kind, order)
+        if rc != 0:
+            raise ValueError(f"tuw_ring_order returned MPI error {rc}")
+        return list(order)[:p]
+
+    def ring_slot(self, p: int, own: Sequence[int], nsend: Sequence[int],
+                  sent: list[int]) -> tuple[int, list[int]]:
+        c_sent, now = _ints(sent, _ll), (ctypes.c_ubyte * max(p, 1))()
+        senders = self.lib.tuw_ring_slot(p, _ints(own, _ll), _ints(nsend, _ll), c_sent, now)
+        sent[:] = list(c_sent)[:len(sent)]
+        return senders, list(now)[:p]
+
+    def allgatherv_block_elems(self, p: int, counts: Sequence[int], extent: int,
+                               block_bytes: int, alpha: float, beta: float) -> int:
+        return self.lib.tuw_allgatherv_block_elems(p, _ints(counts), extent, block_bytes,
+                                                   alpha, beta)
