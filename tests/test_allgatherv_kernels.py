@@ -24,7 +24,7 @@ from tuwviz import kernels
 from tuwviz.launch import find_mpiexec, mpi_env
 from tuwviz.verify import verify
 
-from conftest import MPI_ERR_ARG, MPI_SUCCESS, LARGER_PS, hang_guard
+from conftest import MPI_ERR_ARG, MPI_SUCCESS, hang_guard
 
 RANK, SMP, SPREAD = 0, 1, 2  # TUW_RING_* in kernels_c/include/tuwviz.h
 INT = 4  # bytes of MPI_INT, the element type of the engine script
@@ -175,12 +175,11 @@ def test_parameters_are_stored_copied_and_reset(lib):
 # --- real ranks ---------------------------------------------------------------------------
 
 
+# the quick run's sampled p (up to 17) are in test_verify's CLI run
 @pytest.mark.parametrize("ps", [
-    pytest.param(LARGER_PS, id="sampled"),
     pytest.param(tuple(range(10, 18)), id="p10-17", marks=pytest.mark.full)])
 def test_kernels_equal_mpi_allgatherv_larger_p(ps):
-    # p = 1..9 with b = 0, 1, 17 is in test_verify's `tuwviz verify --np 1-9`; here the
-    # larger p: the paper's distributions (regular, broadcast, spike, half full, ...),
+    # every p from 10 to 17: the paper's distributions (regular, broadcast, spike, half full, ...),
     # default parameters and the variants tuwviz.params.verify_variants adds (block sizes,
     # SMP and spread ring orders)
     report = verify(["allgatherv"], ["ring", "pipelined"], ps=ps, bs=[17])

@@ -97,11 +97,11 @@ def test_a_dying_engine_is_named_rows_kept_and_cluster_restarts(cluster, tmp_pat
     out = tmp_path / "r.csv"
     pid = cluster.rank_infos()[2]["pid"]
     threading.Timer(2.0, os.kill, (pid, signal.SIGKILL)).start()
-    t0 = time.monotonic()
+    # "died", not "stopped responding" or "no result": the run was aborted by the death,
+    # not by the no-progress limit, and before its last case (rows < 180 below)
     with pytest.raises(RankFailure, match="rank 2 died") as info:
         cluster.bench("gatherv", ["native", "linear"], bs=[1, 100, 1000] * 30, reps=300,
                       out=out, progress=False)
-    assert time.monotonic() - t0 < 30  # aborted within seconds of the death, not hung
     assert info.value.rank == 2
     kept = len(pd.read_csv(out))
     assert 0 < kept < 180
@@ -119,14 +119,14 @@ def test_an_engine_that_raises_stops_the_run_within_seconds(cluster):
             raise ValueError("bad input on rank 1")
         MPI.COMM_WORLD.Barrier()  # the others wait for rank 1 forever
     """)
-    t0 = time.monotonic()
+    # the error is rank 1's own, not the no-progress limit's "no result after ..."
     with pytest.raises(RankFailure, match="rank 1 raised ValueError: bad input on rank 1") as info:
         cluster.apply(exec, code)  # a builtin: the engines need not import this file
-    assert time.monotonic() - t0 < hang_guard(60)  # not the no-progress limit
     assert info.value.rank == 1
     assert cluster.verify(["gatherv"], ["linear"], ps=[2], dists=["same"], bs=[1]).ok
 
 
+@pytest.mark.full  # quick run: test_signals.py's stopped rank under mpiexec
 def test_a_stopped_engine_is_named(cluster):
     # SIGSTOP: the engine neither answers nor dies; its heartbeat stops
     pid = cluster.rank_infos()[3]["pid"]
@@ -167,6 +167,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.full  # quick run: test_interrupt.py (SIGINT while a LocalCluster runs)
 def test_ctrl_c_leaves_no_engine_controller_or_mpiexec_behind(tmp_path):
     before = mpi_processes()
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT], stdout=subprocess.PIPE,
@@ -179,7 +180,7 @@ def test_ctrl_c_leaves_no_engine_controller_or_mpiexec_behind(tmp_path):
     proc.send_signal(signal.SIGINT)  # what Ctrl-C / "interrupt kernel" sends
     out, _ = proc.communicate(timeout=hang_guard(300))
     assert "interrupted" in out
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + hang_guard(60)
     while mpi_processes() - before and time.monotonic() < deadline:
         time.sleep(0.5)
     assert mpi_processes() - before == set()

@@ -26,7 +26,7 @@ from tuwviz.model.topology import oh_cube, oh_dims, oh_partner
 from tuwviz.model.program import Recv, Schedule, Send, SendRecv
 from tuwviz.problems import Problem, make_problem
 
-from conftest import LARGER_PS, SAMPLED_BS, hang_guard
+from conftest import hang_guard
 
 GATHERS = [("gatherv", a) for a in model.SCHEDULES["gatherv"]]
 SCATTERS = [("scatterv", a) for a in model.SCHEDULES["scatterv"]]
@@ -352,7 +352,7 @@ def test_blocks_reach_their_destination_exactly_once(collective, algorithm):
 # --- paper scale --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("p", [6400, 65536])
+@pytest.mark.parametrize("p", [6400, pytest.param(65536, marks=pytest.mark.full)])
 def test_tuw_gatherv_at_paper_scale(p, capsys):
     alpha, beta = 1e-6, 1e-9
     pr = make_problem("gatherv", p, "spikes", 100)
@@ -437,8 +437,8 @@ def test_model_cli_bad_input(cli):
 # --- real ranks: the CLI verifies every algorithm at larger p ---------------------------
 
 
+# the quick run's sampled p: tests/test_verify.py (every algorithm in one job)
 @pytest.mark.parametrize("ps, bs", [
-    pytest.param(LARGER_PS, SAMPLED_BS, id="sampled"),  # p <= 9: test_verify's --np 1-9
     pytest.param(tuple(range(1, 18)), (0, 1, 17), id="p1-17", marks=pytest.mark.full)])
 @pytest.mark.parametrize("collective", ["gatherv", "scatterv"])
 def test_cli_verify_larger_p(cli, collective, ps, bs):

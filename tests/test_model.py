@@ -368,6 +368,7 @@ def binomial_broadcast(p: int, n: int) -> Schedule:
     return Schedule("bcast", "binomial", p, programs)
 
 
+@pytest.mark.full  # paper scale: make test-full
 def test_recursive_doubling_at_p_65536():
     p, n = 65536, 8
     s = recursive_doubling(p, n)
@@ -378,6 +379,7 @@ def test_recursive_doubling_at_p_65536():
     assert len(r.messages) == p * 16
 
 
+@pytest.mark.full  # paper scale: make test-full
 def test_binomial_broadcast_at_p_65536():
     p, n = 65536, 100
     s = binomial_broadcast(p, n)

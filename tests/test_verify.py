@@ -9,14 +9,16 @@ from tuwviz.errors import RankFailure
 from tuwviz.table import load_table
 from tuwviz.verify import verify, verify_cases
 
-from conftest import SAMPLED_BS, hang_guard
+from conftest import SAMPLED_BS, SAMPLED_PS, hang_guard
 
 
-@pytest.mark.parametrize("bs", [pytest.param(SAMPLED_BS, id="sampled-b"),
-                                pytest.param((0, 1, 17), id="every-b", marks=pytest.mark.full)])
-def test_cli_verify_np_1_to_9_passes(cli, bs):
-    # every algorithm of the table x every distribution x every parameter variant
-    r = cli("verify", "--np", "1-9", "--b", ",".join(map(str, bs)))
+@pytest.mark.parametrize("ps, bs", [
+    pytest.param(SAMPLED_PS, SAMPLED_BS, id="sampled"),
+    pytest.param(range(1, 18), (0, 1, 17), id="p1-17-every-b", marks=pytest.mark.full)])
+def test_cli_verify_passes_for_every_algorithm(cli, ps, bs):
+    # every algorithm of the table x every distribution x every parameter variant x
+    # roots 0, p/2, p-1, on the sampled p (one mpiexec job) or every p up to 17
+    r = cli("verify", "--np", ",".join(map(str, ps)), "--b", ",".join(map(str, bs)))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all cases match the MPI library" in r.stdout
     # every row of the algorithm table was verified, with no failures

@@ -37,7 +37,7 @@ from typing import Callable
 from . import reaper
 from .errors import RankFailure, TuwvizError
 from .launch import (SILENT_LIMIT, STALL_LIMIT, check_ranks, check_stall_limit, local_mpi_command,
-                     loopback_env, mpi_env, start_with_retries)
+                     loopback_env, mpi_env, record_launch, start_with_retries)
 from .watch import ENV_VAR as WATCH_ENV
 from .watch import RankWatch
 
@@ -150,6 +150,7 @@ class LocalCluster:
         )
         for sub in ("security", "log"):  # if the driver is killed, these go too
             reaper.remove_on_exit(self.profile_dir / sub / f"*{cluster_id}*")
+        record_launch("cluster", self.n)
         try:
             with self._watching_processes():
                 self._client = self._cluster.start_and_connect_sync(n=self.n)
@@ -198,6 +199,7 @@ class LocalCluster:
         order = sorted(range(len(ids)), key=lambda k: infos[k]["rank"])
         self._engines = [ids[k] for k in order]
         self._infos = [infos[k] for k in order]
+        reaper.track_segments(self._local_segments())
         self._broken = False
 
     def stop(self) -> None:
@@ -212,6 +214,7 @@ class LocalCluster:
                     self._client.close()
                 self._watch.close()
                 self._client = None
+                reaper.release_segments(self._local_segments())  # left if an engine was killed
                 for sub in ("security", "log"):
                     for path in (self.profile_dir / sub).glob(f"*{cluster.cluster_id}*"):
                         path.unlink(missing_ok=True)
@@ -233,11 +236,16 @@ class LocalCluster:
         except Exception:  # noqa: BLE001 - they may already be dead
             pass
         _end_processes([i["pid"] for i in self._infos if i.get("host") == socket.gethostname()])
+        reaper.release_segments(self._local_segments())
         self._broken = True
         # wait until the controller has seen them go, or a restart would count them
         t0 = time.monotonic()
         while self._client.ids and time.monotonic() - t0 < 30:
             time.sleep(0.1)
+
+    def _local_segments(self) -> list[str]:
+        """MPICH's /dev/shm segments of the engines on this host (see :mod:`tuwviz.reaper`)."""
+        return reaper.job_segments(i for i in self._infos if i.get("host") == socket.gethostname())
 
     def __enter__(self) -> "LocalCluster":
         return self.start()

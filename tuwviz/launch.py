@@ -35,7 +35,7 @@ from .worker import PREFIX
 
 __all__ = ["MAX_RANKS", "STALL_LIMIT", "STARTUP_ATTEMPTS", "check_ranks", "check_stall_limit", "describe_case",
            "find_mpiexec", "key_lines",
-           "local_mpi_command", "loopback_env", "mpi_env", "mpiexec_backend", "run_mpiexec",
+           "local_mpi_command", "loopback_env", "mpi_env", "mpiexec_backend", "record_launch", "run_mpiexec",
            "start_with_retries"]
 
 #: Most ranks one run may start on this machine, unless ``TUWVIZ_MAX_RANKS`` says otherwise;
@@ -68,6 +68,28 @@ _LABELLED = re.compile(r"^\[tuwviz-rank (\d+)\] ?(.*)$")
 _RETURN_CODE = re.compile(r"^\[\d+\](\d+):Return code = (-?\d+)(?:, signaled with (.+))?$")
 #: Hydra's summary, when MPIEXEC names it: ``... EXIT STRING: Segmentation fault (signal 11)``.
 _HYDRA_SIGNAL = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
+
+
+#: Environment variable naming a file that gets one line per MPI launch ("mpiexec N" or
+#: "cluster N"): the test suite counts its launches with it.
+LAUNCH_LOG_ENV = "TUWVIZ_LAUNCH_LOG"
+
+
+def record_launch(kind: str, nranks: int) -> None:
+    """Append ``kind nranks`` to the file named by ``TUWVIZ_LAUNCH_LOG``, if it is set.
+
+    One short ``O_APPEND`` write per launch, so concurrent processes do not mix lines.
+    """
+    path = os.environ.get(LAUNCH_LOG_ENV)
+    if path:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, f"{kind} {nranks}\n".encode())
+            finally:
+                os.close(fd)
+        except OSError:  # counting is a courtesy: never fail a run for it
+            pass
 
 
 class _StartupFailed(TuwvizError):
@@ -208,9 +230,12 @@ def start_with_retries(start: Callable, failed: type[BaseException], what: str):
     :data:`STARTUP_ATTEMPTS` times, with a note on stderr each time; then TuwvizError
     saying `what` did not start, with the last failure's words."""
     for attempt in range(1, STARTUP_ATTEMPTS + 1):
+        began = time.time()
         try:
             return start()
         except failed as exc:
+            # ranks that died in MPI_Init reported no segments: find the ones they made
+            reaper.release_segments(reaper.unmapped_segments(since=began))
             if attempt == STARTUP_ATTEMPTS:
                 raise TuwvizError(f"{what} did not start in {attempt} attempts; last: {exc}") from None
             print(f"note: {what} did not start ({exc}); starting again "
@@ -235,6 +260,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
         json.dump({"cases": cases}, f)
         task = f.name
     cmd = [*launcher, "-n", str(nranks), sys.executable, "-m", "tuwviz.worker", task]
+    record_launch("mpiexec", nranks)
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 env=env, start_new_session=True)
@@ -244,6 +270,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
         raise
     reaper.watch(proc.pid)
     hellos: dict[int, dict] = {}
+    segments: list[str] = []
     out = _Output()
     error = None
     done = False
@@ -279,6 +306,8 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
             out.labelled = out.labelled or line.startswith(RANK_LABEL.split("%")[0])
             if msg["kind"] == "hello":
                 hellos = {h["rank"]: h for h in msg["ranks"]}
+                segments = reaper.job_segments(hellos.values())
+                reaper.track_segments(segments)
                 if on_start is not None:
                     on_start([hellos[r] for r in sorted(hellos)])
             elif msg["kind"] == "result":
@@ -307,6 +336,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     finally:
         _kill(proc)
         reaper.forget(proc.pid)
+        reaper.release_segments(segments)  # left by MPICH when a rank died or aborted
         watch.close()
         os.unlink(task)
         reaper.keep(task)

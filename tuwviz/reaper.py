@@ -35,7 +35,8 @@ import sys
 import threading
 import time
 
-__all__ = ["watch", "forget", "remove_on_exit", "keep", "reaper_pid", "end_processes"]
+__all__ = ["watch", "forget", "remove_on_exit", "keep", "reaper_pid", "end_processes",
+           "mpich_segments", "unmapped_segments", "job_segments", "track_segments", "release_segments"]
 
 #: Seconds between looks at the watched process trees (a child started and killed faster
 #: than this, with the driver, is still caught: its parent is watched and killed too).
@@ -88,6 +89,74 @@ def remove_on_exit(path: str | os.PathLike) -> None:
 def keep(path: str | os.PathLike) -> None:
     """`path` was removed (or is to be kept); stop tracking it."""
     _send(f"keep {os.fspath(path)}")
+
+
+def mpich_segments(pid: int | str = "self") -> list[str]:
+    """The MPICH shared-memory segments (``/dev/shm/mpich_shm_*``) that process `pid` maps.
+
+    MPICH removes a job's segments in ``MPI_Finalize``; a job that aborts or whose rank is
+    killed leaves them in /dev/shm (megabytes each) until someone removes them.  So every
+    rank reports its segments (:func:`tuwviz.runner.rank_info`) and the driver removes them
+    when the job has ended (:func:`release_segments`), or its reaper does, if the driver
+    dies first (:func:`track_segments`).
+
+    >>> mpich_segments(os.getpid()) == mpich_segments()
+    True
+    """
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        path = line.split(None, 5)[-1]
+        if path.startswith("/dev/shm/mpich_shm_") and not path.endswith("(deleted)") \
+                and path not in found:
+            found.append(path)
+    return found
+
+
+def unmapped_segments(since: float) -> list[str]:
+    """MPICH segments made since time `since` (``time.time()``) that no live process maps.
+
+    For a job whose ranks died in ``MPI_Init``, before they could report theirs: a segment
+    nobody maps is garbage, and one this recent is the failed job's.
+    """
+    import glob
+
+    recent = []
+    for path in glob.glob("/dev/shm/mpich_shm_*"):
+        try:
+            if os.stat(path).st_mtime >= since - 1:
+                recent.append(path)
+        except OSError:
+            continue
+    if not recent:
+        return []
+    mapped = {seg for pid in os.listdir("/proc") if pid.isdigit() for seg in mpich_segments(pid)}
+    return [path for path in recent if path not in mapped]
+
+
+def job_segments(infos) -> list[str]:
+    """The segments that a job's ranks reported, from their ``rank_info`` dicts' ``shm``."""
+    return sorted({path for info in infos for path in info.get("shm", ())})
+
+
+def track_segments(paths) -> None:
+    """Remove the segments `paths` if this process dies before :func:`release_segments`."""
+    for path in paths:
+        remove_on_exit(path)
+
+
+def release_segments(paths) -> None:
+    """Remove the segments `paths` of a job that has ended (gone already: nothing to do)."""
+    for path in paths:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        keep(path)
 
 
 def reaper_pid() -> int | None:

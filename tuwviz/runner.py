@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels
+from . import kernels, reaper
 from . import params as tuning
 from .collectives import collective
 from .errors import KernelError, RankFailure, TimeLimitExceeded
@@ -474,4 +474,6 @@ def rank_info(world) -> dict:
         "mpi_library": " ".join(MPI.Get_library_version().splitlines()[0].split()),
         "mpi4py": __import__("mpi4py").__version__,
         "heavy_yield": os.environ.get("MPIR_CVAR_ENABLE_HEAVY_YIELD", ""),
+        # what MPICH leaves in /dev/shm if this job is killed: the driver removes it then
+        "shm": reaper.mpich_segments(),
     }

@@ -32,6 +32,8 @@ __all__ = ["RankWatch", "connect", "goodbye", "ENV_VAR"]
 ENV_VAR = "TUWVIZ_WATCH"
 #: Seconds between a rank's heartbeats.
 BEAT = 1.0
+#: Longest Unix socket path Linux accepts (sun_path holds 108 bytes with the final NUL).
+_MAX_SOCKET_PATH = 107
 #: Exit status of a rank that ended because its driver died.
 ORPHAN_EXIT = 75
 
@@ -42,6 +44,10 @@ class RankWatch:
     def __init__(self) -> None:
         self._dir = tempfile.mkdtemp(prefix="tuwviz-watch-")
         self.address = os.path.join(self._dir, "watch.sock")
+        if len(os.fsencode(self.address)) > _MAX_SOCKET_PATH:  # a deep TMPDIR: use /tmp
+            os.rmdir(self._dir)
+            self._dir = tempfile.mkdtemp(prefix="tuwviz-watch-", dir="/tmp")
+            self.address = os.path.join(self._dir, "watch.sock")
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         reaper.remove_on_exit(self._dir)  # if the driver is killed before close()
         self._server.bind(self.address)
