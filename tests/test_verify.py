@@ -28,6 +28,17 @@ def test_cli_verify_passes_for_every_algorithm(cli, ps, bs):
     assert "FAIL" not in r.stdout
 
 
+def test_empty_blocks_match_the_library_for_every_algorithm():
+    # b = 0: every distribution gives the same all-empty blocks, so one per family suffices
+    for collectives, dist in ((["gatherv", "scatterv"], "same"), (["allgatherv"], "regular")):
+        report = verify(collectives, ps=SAMPLED_PS, dists=[dist], bs=[0])
+        assert report.ok, report.table()
+        assert {r["p"] for r in report.results} == set(SAMPLED_PS)
+        assert all(r["m"] == 0 for r in report.results)
+        assert {(r["collective"], r["algorithm"]) for r in report.results} == {
+            (row.collective, row.name) for c in collectives for row in load_table().rows(c)}
+
+
 def test_cases_cover_roots_distributions_and_empty_blocks():
     cases = verify_cases(["gatherv"], ["linear"], ps=[1, 2, 7])
     roots = {(c["problem"]["p"], c["problem"]["root"]) for c in cases}

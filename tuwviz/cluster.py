@@ -206,6 +206,11 @@ class LocalCluster:
         """Stop engines and controller and remove the cluster's files (safe to call twice)."""
         if self._cluster is not None:
             cluster, self._cluster = self._cluster, None
+            # engines stopped half-started have not reported their MPICH segments: look
+            segments = set(self._local_segments())
+            for launcher in list(cluster.engines.values()):
+                if getattr(launcher, "pid", None):
+                    segments.update(reaper.tree_segments(launcher.pid))
             try:
                 self._watch.forget(release=True)
                 cluster.stop_cluster_sync()
@@ -214,7 +219,7 @@ class LocalCluster:
                     self._client.close()
                 self._watch.close()
                 self._client = None
-                reaper.release_segments(self._local_segments())  # left if an engine was killed
+                reaper.release_segments(sorted(segments))  # left if an engine was killed
                 for sub in ("security", "log"):
                     for path in (self.profile_dir / sub).glob(f"*{cluster.cluster_id}*"):
                         path.unlink(missing_ok=True)

@@ -36,7 +36,7 @@ import threading
 import time
 
 __all__ = ["watch", "forget", "remove_on_exit", "keep", "reaper_pid", "end_processes",
-           "mpich_segments", "unmapped_segments", "job_segments", "track_segments", "release_segments"]
+           "mpich_segments", "unmapped_segments", "job_segments", "tree_segments", "track_segments", "release_segments"]
 
 #: Seconds between looks at the watched process trees (a child started and killed faster
 #: than this, with the driver, is still caught: its parent is watched and killed too).
@@ -149,14 +149,31 @@ def track_segments(paths) -> None:
         remove_on_exit(path)
 
 
-def release_segments(paths) -> None:
-    """Remove the segments `paths` of a job that has ended (gone already: nothing to do)."""
+def release_segments(paths, tell: bool = True) -> None:
+    """Remove the segments `paths` of a job that has ended (gone already: nothing to do).
+
+    With `tell`, the reaper stops tracking them (a rank, which has no reaper, says False).
+    """
     for path in paths:
         try:
             os.unlink(path)
         except OSError:
             pass
-        keep(path)
+        if tell:
+            keep(path)
+
+
+def tree_segments(pid: int) -> list[str]:
+    """The MPICH segments mapped by process `pid` or any of its descendants (e.g. the
+    ranks under an mpiexec), for processes that may end before they report them."""
+    import psutil
+
+    try:
+        procs = [psutil.Process(pid)]
+        procs += procs[0].children(recursive=True)
+    except psutil.Error:
+        return []
+    return sorted({seg for proc in procs for seg in mpich_segments(proc.pid)})
 
 
 def reaper_pid() -> int | None:
@@ -267,6 +284,8 @@ def _serve(driver: int) -> None:
         if not psutil.pid_exists(driver):
             break
     known.update(_descendants(roots))  # children started since the last look
+    # ranks killed now leave MPICH's segments, also those that never reported theirs
+    paths.update(seg for pid in known for seg in mpich_segments(pid))
     _terminate(known)
     _remove(paths)
 

@@ -180,10 +180,17 @@ def _beat(conn: socket.socket) -> None:
             try:
                 if readable and not conn.recv(64):
                     # the driver's end closed without a goodbye from us: it died
-                    os._exit(ORPHAN_EXIT)
+                    _exit_orphaned()
                 conn.sendall(b"beat\n")
             except OSError:
-                os._exit(ORPHAN_EXIT)
+                _exit_orphaned()
+
+
+def _exit_orphaned() -> None:
+    """Exit at once; first remove MPICH's shared-memory segments, which MPI_Finalize would
+    have removed and the driver no longer can (the other ranks keep their mappings)."""
+    reaper.release_segments(reaper.mpich_segments(), tell=False)
+    os._exit(ORPHAN_EXIT)
 
 
 def goodbye() -> None:
