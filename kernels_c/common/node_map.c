@@ -107,6 +107,9 @@ int tuw_ring_setup(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     MPI_Aint lb;
 
     *order = NULL;
+    rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
+    if (rc != MPI_SUCCESS)
+        return rc;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     if (sendbuf != MPI_IN_PLACE && sendcount < 0)

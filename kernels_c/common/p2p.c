@@ -268,3 +268,18 @@ int tuw_local_copy(const void *src, int scount, MPI_Datatype stype, void *dst, i
     return MPI_Sendrecv(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF,
                         MPI_STATUS_IGNORE);
 }
+
+int tuw_require_intracomm(MPI_Comm comm)
+{
+    static int code = MPI_ERR_COMM; /* an error code of class MPI_ERR_COMM with our text */
+    int inter = 0, rc = MPI_Comm_test_inter(comm, &inter);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!inter)
+        return MPI_SUCCESS;
+    if (code == MPI_ERR_COMM && MPI_Add_error_code(MPI_ERR_COMM, &code) == MPI_SUCCESS)
+        MPI_Add_error_string(code, "tuwviz: this kernel needs an intra-communicator "
+                                   "(it was given an inter-communicator)");
+    return code;
+}

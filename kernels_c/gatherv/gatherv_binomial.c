@@ -55,6 +55,9 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
 
     for (int k = 0; k < TUW_BINOMIAL_MAX_CHILDREN; k++) /* NULL: safe to abandon on any error path */
         reqs[k] = MPI_REQUEST_NULL;
+    rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
+    if (rc != MPI_SUCCESS)
+        return rc;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     if (root < 0 || root >= p)
@@ -92,22 +95,28 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
         goto fn_exit;
     }
 
-    rc = MPI_Type_get_extent(sendtype, &lb, &extent);
-    if (rc != MPI_SUCCESS)
-        return rc;
     if (t.nchildren == 0) { /* a leaf: send the own block as it is */
         rc = TUW_Send(sendbuf, sendcount, sendtype, t.parent, t.round, comm);
         goto fn_exit;
     }
 
-    long long used = sendcount, cap = sendcount > 0 ? sendcount : 1;
-    buf = malloc((size_t)cap * (size_t)extent);
+    /* An inner process keeps its subtree as bytes (MPI_BYTE): each process may use its own
+     * sendtype (only the type signatures must match the root's recvtype), so a child's
+     * block need not be a whole number of my sendtype's elements. */
+    int ssize;
+    rc = MPI_Type_size(sendtype, &ssize);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    long long used = (long long)sendcount * ssize, cap = used > 0 ? used : 1;
+    buf = malloc((size_t)cap);
     if (!buf) {
         rc = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    if (sendcount > 0) {
-        rc = tuw_local_copy(sendbuf, sendcount, sendtype, buf, sendcount, sendtype);
+    if (used > 0) {
+        rc = tuw_fits_int(used);
+        if (rc == MPI_SUCCESS)
+            rc = tuw_local_copy(sendbuf, sendcount, sendtype, buf, (int)used, MPI_BYTE);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }
@@ -118,32 +127,27 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
         rc = TUW_Probe(e->rank, e->round, comm, &st);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
-        rc = MPI_Get_count(&st, sendtype, &n);
+        rc = MPI_Get_count(&st, MPI_BYTE, &n);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
-        if (n == MPI_UNDEFINED) {
-            rc = MPI_ERR_TYPE;
-            goto fn_exit;
-        }
         if (used + n > cap) {
             while (cap < used + n)
                 cap *= 2;
-            char *grown = realloc(buf, (size_t)cap * (size_t)extent);
+            char *grown = realloc(buf, (size_t)cap);
             if (!grown) {
                 rc = MPI_ERR_NO_MEM;
                 goto fn_exit;
             }
             buf = grown;
         }
-        rc = TUW_Recv(buf + used * extent, n, sendtype, e->rank, e->round, comm,
-                      MPI_STATUS_IGNORE);
+        rc = TUW_Recv(buf + used, n, MPI_BYTE, e->rank, e->round, comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
         used += n;
     }
     rc = tuw_fits_int(used); /* all receives are complete here */
     if (rc == MPI_SUCCESS)
-        rc = TUW_Send(buf, (int)used, sendtype, t.parent, t.round, comm);
+        rc = TUW_Send(buf, (int)used, MPI_BYTE, t.parent, t.round, comm);
 
 fn_exit:
     if (rc != MPI_SUCCESS) /* complete or cancel what is posted before buffers go */

@@ -28,6 +28,9 @@ int TUW_Gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     MPI_Request *reqs = NULL;
     MPI_Aint lb, extent;
 
+    rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
+    if (rc != MPI_SUCCESS)
+        return rc;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     /* Checked before any communication, so a bad root (the same on every rank) or a negative

@@ -63,6 +63,9 @@ int TUW_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
     for (int k = 0; k < TUW_OH_MAX_DIMS; k++) /* NULL: safe to abandon on any error path */
         reqs[k] = MPI_REQUEST_NULL;
+    rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
+    if (rc != MPI_SUCCESS)
+        return rc;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     /* own block: the send side; the root's counts describe the receive side */

@@ -170,6 +170,12 @@ static inline int tuw_fits_int(long long n)
 int tuw_local_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
                    MPI_Datatype rtype);
 
+/* MPI_SUCCESS for an intra-communicator.  For an inter-communicator an error code of class
+ * MPI_ERR_COMM whose MPI_Error_string says the kernel needs an intra-communicator: every
+ * kernel written for one group calls this first, so it fails at once instead of hanging
+ * or truncating (rank numbers would name the other group). */
+int tuw_require_intracomm(MPI_Comm comm);
+
 /* ---- tuning parameters (kernels_c/common/params.c) -------------------------------------- */
 /* Knobs of algorithms whose MPI signature has no place for them.  Process-global: set the
  * same values on every rank before calling a kernel (tuwviz/params.py does); the kernels

@@ -15,8 +15,8 @@ binomial: fixed, block-size-oblivious binomial tree
 Virtual ranks ``v = (i - r) mod p``.  A rank receives its subtree (virtual ranks
 ``v .. v + size - 1``) from its parent, then sends each child ``v + 2^k`` its subtree,
 largest ``k`` first.  Only the root knows the counts, so a child whose subtree has more
-than one rank first receives the counts of the rest of its subtree as one ``int`` message
-(``4 (size - 1)`` bytes, ``kind="counts"``, same tag), then the data.  Every edge carries a
+than one rank first receives the sizes (in bytes) of the rest of its subtree as one
+``int64`` message (``8 (size - 1)`` bytes, ``kind="counts"``, same tag), then the data.  Every edge carries a
 data message, even of 0 bytes.  Tag = round ``k``.
 
 tuw: Träff's linear-time ordered-hypercube tree
@@ -33,7 +33,7 @@ Examples
 [[('recv', 1, 20)], [('send', 0, 20), ('send', 3, 20)], [], [('recv', 1, 20)]]
 >>> s = binomial(make_problem("scatterv", p=6, distribution="same", b=1, root=2))
 >>> s.messages(2)
-[('send', 0, 4), ('send', 0, 8), ('send', 4, 4), ('send', 4, 8), ('send', 3, 4)]
+[('send', 0, 8), ('send', 0, 8), ('send', 4, 8), ('send', 4, 8), ('send', 3, 4)]
 >>> t = tuw(Problem("scatterv", 4, 0, (1, 0, 3, 2), datatype="byte"))
 >>> t.messages(2)[-2:]
 [('recv', 0, 5), ('send', 3, 2)]
@@ -48,8 +48,9 @@ from .program import Op, Recv, Schedule, Send
 
 __all__ = ["COUNT_BYTES", "binomial", "linear", "tuw"]
 
-#: Bytes per count in the binomial scatter's counts messages (C ``int``, ``MPI_INT``).
-COUNT_BYTES = 4
+#: Bytes per entry of the binomial scatter's sizes messages (C ``int64_t``, ``MPI_INT64_T``:
+#: sizes in bytes, which may exceed an ``int`` where counts do not).
+COUNT_BYTES = 8
 
 _SCATTERS = ("scatter", "scatterv")
 
