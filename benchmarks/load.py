@@ -45,12 +45,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.procs < 1:
         parser.error(f"--procs must be at least 1, got {args.procs}")
 
-    # one process group for all spinners: killpg ends them together
-    first = subprocess.Popen([sys.executable, "-c", SPIN], start_new_session=True)
+    # one process group for all spinners (the first one's): killpg ends them together
+    first = subprocess.Popen([sys.executable, "-c", SPIN], process_group=0)
     group = first.pid
-    spinners = [first] + [subprocess.Popen([sys.executable, "-c", SPIN],
-                                           preexec_fn=lambda: os.setpgid(0, group))
-                          for _ in range(args.procs - 1)]
+    spinners = [first]
+    try:
+        for _ in range(args.procs - 1):
+            spinners.append(subprocess.Popen([sys.executable, "-c", SPIN], process_group=group))
+    except BaseException:
+        os.killpg(group, signal.SIGKILL)
+        raise
 
     def stop(*_):
         raise KeyboardInterrupt

@@ -114,6 +114,10 @@ def _leftover_processes() -> list[str]:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+    deadline = time.monotonic() + SETTLE  # gone before the files are judged (a rank maps its shm)
+    while left and any(not _own_reaper(a) for a in session_processes().values()) \
+            and time.monotonic() < deadline:
+        time.sleep(0.1)
     return [f"process {pid}: {args[:160]}" for pid, args in sorted(left.items())]
 
 
