@@ -138,12 +138,12 @@ def test_lab_really_serves_on_loopback_and_requires_the_token(tmp_path):
                             stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         info = None
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + hang_guard(90)
         while info is None and time.monotonic() < deadline:
             files = glob.glob(str(runtime / "jpserver-*.json"))
             info = json.loads(open(files[0]).read()) if files else None
             time.sleep(0.5)
-        assert info is not None, "JupyterLab did not start"
+        assert info is not None, "hang guard: JupyterLab wrote no server file"
         assert info["token"] and info["port"] == port
         base = f"http://127.0.0.1:{port}/api/status"
         try:
