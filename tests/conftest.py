@@ -99,6 +99,18 @@ def cli():
     return run_cli
 
 
+@pytest.fixture
+def kernels_copy(tmp_path, monkeypatch):
+    """A private copy of kernels_c and its build dir, selected as a student would."""
+    from tuwviz import kernels
+
+    src = tmp_path / "kernels_c"
+    shutil.copytree(kernels.KERNELS_DIR, src, ignore=shutil.ignore_patterns("build"))
+    monkeypatch.setenv("TUWVIZ_KERNELS", str(src))
+    monkeypatch.setenv("TUWVIZ_BUILD_DIR", str(tmp_path / "build"))
+    return src
+
+
 MPI_PROCESS_MARKERS = ("ipyparallel.engine", "ipyparallel.controller", "ipcontroller", "hydra_pmi_proxy",
                        "mpiexec", "tuwviz.worker")
 

@@ -44,6 +44,8 @@ NO_RANKS = [  # (argv, exit status, regex of the message after "error: ")
     ("verify --np 2 --collective gatherv --roots 5", 2, r"root 5 out of range 0\.\.1"),
     ("verify --np 2 --collective allgatherv --roots 1", 2, r"allgatherv has no root"),
     ("verify --np 2 --roots -1", 2, r"--roots must be at least 0"),
+    ("verify --np 2 --types root-vectr", 2, r"unknown datatype pair 'root-vectr'; valid pairs: same, "),
+    ("verify --np 2 --collective allreduce --types in-place", 2, r"do not apply to allreduce"),
     # ---- bench
     ("bench foo", 2, r"unknown collective 'foo'"),
     ("bench gatherv --algorithms foo", 2, r"unknown algorithm 'foo' for gatherv; valid"),

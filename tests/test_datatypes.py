@@ -2,34 +2,12 @@
 
 MPI requires only that the *type signatures* of a message's two sides match, not the
 datatypes or counts (MPI-4.1, Section 3.3.1 "type matching", and for collectives Section
-6.5: "the type signature associated with sendcounts[j], sendtype at the root must be
-equal to the type signature associated with recvcount, recvtype at process j").  So the
-root of a Scatterv may send one ``MPI_Type_contiguous(2, MPI_INT)`` per element while a
-process receives 2 ``MPI_INT``; every process may use a different type; and the root may
-pass ``MPI_IN_PLACE`` for its own block (Section 6.6 and 6.7).
-
-Each case below runs a kernel of the algorithm table and the MPI library's collective on
-the same arguments, buffers filled with a pattern first, and compares every byte of every
-receive buffer (gaps of non-contiguous types included: a kernel must not write there).
-
-Type pairs, "root side" = the root's vector of blocks (sendtype of Scatterv, recvtype of
-Gatherv, recvtype of Allgatherv at every process), "own side" = a process's own block:
-
-=============  ========================================  =================================
-pair           root side                                 own side
-=============  ========================================  =================================
-same           MPI_INT, n_i                              MPI_INT, n_i
-root-contig    contiguous(2, INT), n_i / 2               MPI_INT, n_i
-root-vector    vector(2, 1, stride 3, INT), n_i / 2      MPI_INT, n_i
-               (size 8 B, extent 16 B: gaps)
-root-resized   INT resized to extent 8 B, n_i            MPI_INT, n_i
-own-mixed      MPI_INT, n_i                              even ranks contiguous(2, INT),
-                                                         n_i / 2; odd ranks INT resized
-                                                         to 8 B, n_i (types differ by rank)
-in-place       root-contig, with MPI_IN_PLACE at the root (every process for Allgatherv)
-=============  ========================================  =================================
-
-Block sizes n_i = 2, 0, 6, 4, 2, 0, ... ints: zero blocks included.
+6.5).  ``tuwviz verify`` crosses *datatype pairs* for that (:mod:`tuwviz.typepairs` has
+the table of pairs): the root's datatype and counts differ from each process's own, a
+type may have gaps or another extent, processes may use different types, and the root
+may pass ``MPI_IN_PLACE``.  Here every kernel of the table runs every pair against the
+library, byte for byte; a kernel that counts in someone else's datatype units is caught
+with the pair named; and every kernel refuses an inter-communicator.
 """
 from __future__ import annotations
 
@@ -40,163 +18,17 @@ import sys
 
 import pytest
 
+from tuwviz import typepairs
+from tuwviz.collectives import collective
 from tuwviz.launch import local_mpi_command, mpi_env
+from tuwviz.params import verify_variants
 from tuwviz.table import load_table
+from tuwviz.verify import verify
 
 from conftest import REPO, SAMPLED_PS, hang_guard, sampled_roots
+from test_table import REVERSE_C, REVERSE_ROW
 
-PAIRS = ("same", "root-contig", "root-vector", "root-resized", "own-mixed", "in-place")
-COLLECTIVES = ("gatherv", "scatterv", "allgatherv")
-
-SCRIPT = r'''
-import ctypes, json, sys
-import numpy as np
-from mpi4py import MPI
-from tuwviz import kernels
-
-lib = kernels.load()
-world = MPI.COMM_WORLD
-cfg = json.loads(sys.argv[1])
-PAIRS, FILL = cfg["pairs"], 0x5A
-IN_PLACE = ctypes.c_void_p(-1)  # MPICH's MPI_IN_PLACE, (void *) -1
-INT = MPI.INT
-CONTIG2 = INT.Create_contiguous(2).Commit()
-VECTOR = INT.Create_vector(2, 1, 3).Commit()              # 2 ints, stride 3: size 8, extent 16
-RESIZED = INT.Create_resized(0, 8).Commit()               # 1 int, extent 8
-
-
-def dtype_handle(t):
-    return ctypes.c_int.from_address(MPI._addressof(t)).value
-
-
-def root_side(pair, n):
-    """(datatype, counts) of the root side for block sizes n (ints)."""
-    if pair in ("root-contig", "in-place"):
-        return CONTIG2, [c // 2 for c in n]
-    if pair == "root-vector":
-        return VECTOR, [c // 2 for c in n]
-    if pair == "root-resized":
-        return RESIZED, list(n)
-    return INT, list(n)
-
-
-def own_side(pair, c, rank):
-    if pair == "own-mixed":
-        return (CONTIG2, c // 2) if rank % 2 == 0 else (RESIZED, c)
-    return INT, c
-
-
-def vector_buf(t, counts):
-    """Bytes for blocks of `counts` elements of `t` back to back, and displs (in extents)."""
-    displs = list(np.cumsum([0] + counts[:-1]))
-    lb, extent = t.Get_extent()
-    return bytearray([FILL]) * max(1, sum(counts) * extent), [int(d) for d in displs]
-
-
-def own_buf(t, count):
-    lb, extent = t.Get_extent()
-    return bytearray([FILL]) * max(1, count * extent)
-
-
-def fill_pattern(buf, seed):
-    """Distinct bytes per process and position: a misplaced byte shows."""
-    buf[:] = ((np.arange(len(buf)) * 7 + seed * 31 + 1) % 251).astype(np.uint8).tobytes()
-
-
-def first_difference(got, want):
-    if len(got) != len(want):
-        return f"output has {len(got)} bytes, the library's {len(want)}"
-    diff = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
-    return f"{len(diff)} bytes differ from the library's, first at byte {diff[0]}" if diff else ""
-
-
-def ptr(buf):
-    return ctypes.c_void_p(ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf)))
-
-
-def int_array(values):
-    return (ctypes.c_int * max(1, len(values)))(*values)
-
-
-def run(coll, fn, comm, pair, root, n):
-    """Run collective `coll` (fn None: the library's) once; return this rank's output bytes."""
-    rank, p = comm.rank, comm.size
-    rtype, rcounts = root_side(pair, n)
-    otype, ocount = own_side(pair, n[rank], rank)
-    in_place = pair == "in-place"
-    c = kernels.comm_handle(comm)
-    if coll == "scatterv":
-        sbuf, displs = vector_buf(rtype, rcounts) if rank == root else (bytearray(1), [0] * p)
-        if rank == root:
-            fill_pattern(sbuf, 1000)
-        rbuf = own_buf(otype, ocount)
-        if fn is None:
-            send = [sbuf, rcounts, displs, rtype] if rank == root else None
-            comm.Scatterv(send, MPI.IN_PLACE if in_place and rank == root else [rbuf, ocount, otype], root)
-        else:
-            rc = fn(ptr(sbuf), int_array(rcounts), int_array(displs), dtype_handle(rtype),
-                    IN_PLACE if in_place and rank == root else ptr(rbuf), ocount,
-                    dtype_handle(otype), root, c)
-            assert rc == 0, f"return code {rc}"
-        return bytes(sbuf) + bytes(rbuf) if rank == root else bytes(rbuf)
-    sbuf = own_buf(otype, ocount)
-    fill_pattern(sbuf, rank)
-    everyone = coll == "allgatherv"
-    if rank == root or everyone:
-        rbuf, displs = vector_buf(rtype, rcounts)
-        if in_place:  # the own block is already in place, in the root side's layout
-            lb, extent = rtype.Get_extent()
-            start = displs[rank] * extent
-            piece = bytearray(rbuf)
-            fill_pattern(piece, rank)
-            rbuf[start:start + rcounts[rank] * extent] = piece[start:start + rcounts[rank] * extent]
-    else:
-        rbuf, displs = bytearray(1), [0] * p
-    place = in_place and (rank == root or everyone)
-    if fn is None:
-        recv = [rbuf, rcounts, displs, rtype]
-        if everyone:
-            comm.Allgatherv(MPI.IN_PLACE if place else [sbuf, ocount, otype], recv)
-        else:
-            comm.Gatherv(MPI.IN_PLACE if place else [sbuf, ocount, otype],
-                         recv if rank == root else None, root)
-    else:
-        args = [IN_PLACE if place else ptr(sbuf), ocount, dtype_handle(otype), ptr(rbuf),
-                int_array(rcounts), int_array(displs), dtype_handle(rtype)]
-        rc = fn(*args, c) if everyone else fn(*args, root, c)
-        assert rc == 0, f"return code {rc}"
-    return bytes(rbuf)
-
-
-failures, cases = [], 0
-rows = [r for r in kernels.algorithms() if not r.is_library and r.collective in cfg["collectives"]]
-for p in cfg["ps"]:
-    comm = world.Split(0 if world.rank < p else MPI.UNDEFINED, world.rank)
-    if comm != MPI.COMM_NULL:
-        n = [2 * ((i * 3 + 1) % 4) for i in range(p)]
-        roots = sorted({0, p // 2, p - 1}) if cfg["sampled_roots"] else range(p)
-        for row in rows:
-            fn = getattr(lib, row.function)
-            fn.restype = ctypes.c_int
-            for root in (roots if row.collective != "allgatherv" else [0]):
-                for pair in PAIRS:
-                    want = run(row.collective, None, comm, pair, root, n)
-                    try:
-                        got = run(row.collective, fn, comm, pair, root, n)
-                        ok, why = got == want, first_difference(got, want)
-                    except AssertionError as exc:
-                        ok, why = False, str(exc)
-                    everyone = comm.allgather((ok, why))
-                    cases += 1
-                    if comm.rank == 0 and not all(o for o, _ in everyone):
-                        bad = [(r, w) for r, (o, w) in enumerate(everyone) if not o]
-                        failures.append(f"{row.collective}/{row.name} p={p} root={root} pair={pair}: "
-                                        + "; ".join(f"rank {r} {w}" for r, w in bad[:3]))
-        comm.Free()
-    world.Barrier()
-if world.rank == 0:
-    print("RESULT " + json.dumps({"cases": cases, "failures": failures}), flush=True)
-'''
+PAIRS = typepairs.PAIRS[1:]  # "same" is every other verify test
 
 INTERCOMM_SCRIPT = r'''
 import ctypes, json
@@ -243,28 +75,85 @@ def _run(script: str, nranks: int, *args: str, guard: float = 600) -> dict | lis
     return json.loads(lines[0])
 
 
-def _kernel_rows():
-    return [r for r in load_table().rows() if not r.is_library and r.collective in COLLECTIVES]
+def _rows():
+    return [r for r in load_table().rows() if r.collective in typepairs.COLLECTIVES]
 
 
-@pytest.mark.parametrize("ps, sampled", [
-    pytest.param(SAMPLED_PS, True, id="sampled"),
-    pytest.param(tuple(range(1, 18)), False, id="p1-17-every-root", marks=pytest.mark.full)])
-def test_every_kernel_equals_the_library_for_every_datatype_pair(ps, sampled):
-    res = _run(SCRIPT, max(ps), json.dumps({"ps": list(ps), "pairs": PAIRS, "sampled_roots": sampled,
-                                            "collectives": COLLECTIVES}))
-    assert res["failures"] == [], "\n".join(res["failures"])
-    rooted = sum(len(sampled_roots(p)) if sampled else p for p in ps)
-    per_rooted, per_all = rooted * len(PAIRS), len(ps) * len(PAIRS)
-    expected = sum(per_all if r.collective == "allgatherv" else per_rooted for r in _kernel_rows())
-    assert res["cases"] == expected  # every kernel x p x root x pair ran
+def _expected_cases(ps, every_root: bool) -> int:
+    n = 0
+    for r in _rows():
+        for p in ps:
+            roots = (p if every_root else len(sampled_roots(p))) if collective(r.collective).rooted else 1
+            n += roots * len(verify_variants(r.collective, r.name, p)) * len(PAIRS)
+    return n
 
 
-def test_the_reported_scatterv_case_at_p_4():
-    """The issue's reproducer: root sends 1 contiguous(2, INT) per process, each receives 2 INT."""
-    res = _run(SCRIPT, 4, json.dumps({"ps": [4], "pairs": ["root-contig"], "sampled_roots": False,
-                                      "collectives": ["scatterv"]}))
-    assert res["failures"] == [] and res["cases"] == 4 * 3  # 4 roots x 3 kernels
+def test_every_kernel_equals_the_library_for_every_datatype_pair():
+    """Sampled p and roots (0, p/2, p-1), every row, every pair, every parameter setting."""
+    report = verify(sorted({r.collective for r in _rows()}), None, SAMPLED_PS, bs=[3], types=PAIRS)
+    assert report.ok, report.table()
+    assert len(report.results) == _expected_cases(SAMPLED_PS, every_root=False)
+    assert {r["types"] for r in report.results} == set(PAIRS)
+    # the cases are not all empty: the pairs moved data
+    assert all(r["m"] > 0 for r in report.results if r["p"] > 1 and r["distribution"] == "same")
+
+
+@pytest.mark.full
+def test_every_kernel_equals_the_library_for_every_pair_p_and_root():
+    ps = range(1, 18)
+    colls = sorted({r.collective for r in _rows()})
+    results = []
+    for p in ps:  # every root of every p: one verify run per p
+        report = verify(colls, None, [p], bs=[3], roots=range(p), types=PAIRS)
+        assert report.ok, report.table()
+        results += report.results
+    assert len(results) == _expected_cases(ps, every_root=True)
+
+
+def test_the_reported_scatterv_case_for_every_root():
+    """The issue's reproducer: the root sends 1 contiguous(2, INT) per process, each
+    process receives 2 INT; p = 4 failed before the fix, p = 3 passed."""
+    kernels = [r.name for r in _rows() if r.collective == "scatterv"]
+    for p in (3, 4):
+        report = verify("scatterv", None, [p], dists=["same"], bs=[1], roots=range(p),
+                        types=["root-contig"])
+        assert report.ok, report.table()
+        assert len(report.results) == p * len(kernels)
+        assert {r["algorithm"] for r in report.results} == set(kernels)
+
+
+# The table test's throw-away Gatherv with the bug class of issue 21 put in: the root places
+# block i at displs[i] in units of its *own* sendtype's extent instead of recvtype's, which
+# is right whenever both sides use one datatype.
+UNITS_C = REVERSE_C.replace("TUW_Gatherv_reverse", "TUW_Gatherv_units").replace(
+    "MPI_Type_get_extent(recvtype, &lb, &extent);",
+    "MPI_Type_get_extent(sendbuf == MPI_IN_PLACE ? recvtype : sendtype, &lb, &extent);")
+UNITS_ROW = (REVERSE_ROW.replace('"reverse"', '"units"').replace("TUW_Gatherv_reverse", "TUW_Gatherv_units")
+             .replace('model = "gatherv/gatherv_reverse.py:reverse"\n', ""))
+
+
+def test_a_kernel_counting_in_the_wrong_units_fails_with_the_pair_named(kernels_copy, cli):
+    assert UNITS_C != REVERSE_C.replace("reverse", "units") and "model" not in UNITS_ROW
+    (kernels_copy / "gatherv" / "gatherv_units.c").write_text(UNITS_C)
+    table = kernels_copy / "algorithms.toml"
+    table.write_text(table.read_text() + UNITS_ROW)
+    # root-contig: the root's recvtype is 2 ints wide, its sendtype 1: blocks land short
+    r = cli("verify", "--np", "2-4", "--collective", "gatherv", "--algorithms", "units",
+            "--types", "same,root-contig", "--b", "5", timeout=hang_guard(900))
+    assert r.returncode == 1, r.stdout + r.stderr
+    (line,) = [ln for ln in r.stdout.splitlines() if ln.startswith("FAIL gatherv/units")]
+    assert "types = root-contig" in line, line
+    assert "(types root-contig): its receive buffer, byte" in line, line
+    r = cli("verify", "--np", "2-4", "--collective", "gatherv", "--algorithms", "units",
+            "--types", "root-contig", "--b", "5", "--json", timeout=hang_guard(900))
+    res = json.loads(r.stdout)
+    assert res["failures"] and all(f["types"] == "root-contig" for f in res["failures"])
+    m = res["failures"][0]["mismatches"][0]
+    assert m["rank"] == res["failures"][0]["root"] and m["expected"] != m["got"]
+    # and with one datatype the same kernel is right
+    r = cli("verify", "--np", "2-4", "--collective", "gatherv", "--algorithms", "units",
+            "--types", "same", "--b", "5", timeout=hang_guard(900))
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_every_kernel_refuses_an_inter_communicator():

@@ -53,10 +53,16 @@ INNER = textwrap.dedent('''
 ''')
 
 CONFTEST = textwrap.dedent('''
+    import signal
+
     import leaks
 
     def pytest_configure(config):
         config.pluginmanager.register(leaks, "tuwviz-leaks")
+        # A command started in the background by a non-interactive shell (`cmd &`, as CI
+        # runners and nohup do) inherits SIGINT ignored, and Python then installs no
+        # KeyboardInterrupt handler: be the session a user's terminal would interrupt.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 ''')
 
 

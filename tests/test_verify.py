@@ -64,7 +64,8 @@ def broken_linear(tmp_path, monkeypatch):
 
 
 def test_a_wrong_kernel_is_caught_and_located(broken_linear):
-    report = verify(["gatherv"], ["linear"], ps=[4], dists=["same"], bs=[2], roots=[3])
+    report = verify(["gatherv"], ["linear"], ps=[4], dists=["same"], bs=[2], roots=[3],
+                    types=["same"])  # one datatype: told in elements
     assert not report.ok
     (failure,) = report.failures()
     (m,) = failure["mismatches"]
@@ -99,7 +100,7 @@ def test_mismatches_are_grouped_and_told_in_elements(tmp_path, monkeypatch, cli)
     _kernel_copy(tmp_path, monkeypatch, ("(MPI_Aint)displs[i] * extent",
                                          "(MPI_Aint)(displs[i] + (p >= 3 && root != 0)) * extent"))
     r = cli("verify", "--np", "1-4", "--collective", "gatherv", "--algorithms", "linear",
-            "--dist", "same", "--b", "5")
+            "--dist", "same", "--b", "5", "--types", "same")
     assert r.returncode == 1, r.stdout + r.stderr
     fails = [line for line in r.stdout.splitlines() if line.startswith("FAIL")]
     # one line for the algorithm, whatever the number of failing cases
@@ -111,7 +112,7 @@ def test_mismatches_are_grouped_and_told_in_elements(tmp_path, monkeypatch, cli)
     assert "byte" not in r.stdout
     # --json keeps every case, element by element
     r = cli("verify", "--np", "1-4", "--collective", "gatherv", "--algorithms", "linear",
-            "--dist", "same", "--b", "5", "--json")
+            "--dist", "same", "--b", "5", "--types", "same", "--json")
     report = json.loads(r.stdout)
     assert [(f["p"], f["root"]) for f in report["failures"]] == [(3, 1), (3, 2), (4, 2), (4, 3)]
     m = report["failures"][-1]["mismatches"][0]
@@ -138,7 +139,7 @@ def test_a_crashing_kernel_names_case_signal_and_output_and_keeps_results(tmp_pa
                   "        *(volatile int *)0 = 1;\n"
                   "    }\n"))
     args = ["verify", "--np", "2,3", "--collective", "gatherv", "--algorithms", "linear",
-            "--dist", "same", "--b", "1"]
+            "--dist", "same", "--b", "1", "--types", "same"]
     r = cli(*args)
     assert r.returncode == 1
     # the two p = 2 cases finished before the crash: their table is printed
@@ -160,7 +161,8 @@ def test_a_crashing_kernel_names_case_signal_and_output_and_keeps_results(tmp_pa
     assert failure["output_from"] == "rank 0"
     # the Python API: the same facts in the exception, the finished cases on it
     with pytest.raises(RankFailure, match="running: gatherv/linear p=3 root=0") as info:
-        verify(["gatherv"], ["linear"], ps=[2, 3], dists=["same"], bs=[1], stall_limit=hang_guard(120))
+        verify(["gatherv"], ["linear"], ps=[2, 3], dists=["same"], bs=[1], types=["same"],
+               stall_limit=hang_guard(120))
     assert len(info.value.report.results) == 2 and info.value.report.aborted is info.value
 
 

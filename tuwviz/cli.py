@@ -188,7 +188,8 @@ def _parser() -> argparse.ArgumentParser:
         "verify", help="compare every kernel with the MPI library's collective",
         description="Run each registered algorithm and the MPI library's collective on the same "
                     "random input on real MPI ranks (mpiexec) and compare the results byte for "
-                    "byte: every distribution, roots 0, p/2 and p-1, every p in the range.",
+                    "byte: every distribution, roots 0, p/2 and p-1, every p in the range, and "
+                    "datatype pairs (the root's types and counts differing from the others').",
     )
     sp.add_argument("--np", default="1-9", help="process counts, e.g. 1-9 or 2,4,8 (default 1-9)")
     sp.add_argument("--collective", help="comma-separated collectives (default: all)")
@@ -200,6 +201,13 @@ def _parser() -> argparse.ArgumentParser:
                          "paper's base count c (default 0,1,17). Tuning parameters (e.g. the "
                          "pipelined ring's block size) are varied too: see 'tuwviz list'")
     sp.add_argument("--roots", help="comma-separated roots (default: 0, p/2, p-1)")
+    sp.add_argument("--types", help="comma-separated datatype pairs (default: all that apply): "
+                                    "same (one type both sides, every distribution and b), "
+                                    "root-contig, root-vector, root-resized, own-mixed, in-place "
+                                    "(the root's datatype and counts differ from each process's "
+                                    "own, as MPI allows; once per p, root and parameter setting, "
+                                    "at the largest b). Applies to gather(v), scatter(v), "
+                                    "allgather(v); reductions run 'same' only")
     sp.add_argument("--seed", type=_int_type(0), default=0, help="seed for random sizes and data")
     stall_option(sp)
     common(sp)
@@ -372,7 +380,8 @@ def cmd_verify(args) -> int:
     colls, algs, dists = _names(args.collective), _names(args.algorithms), _names(args.dist)
     try:
         report = verify(colls, algs, ps, dists, bs, roots, args.seed,
-                        progress=not args.json and sys.stderr.isatty(), stall_limit=args.stall_limit)
+                        progress=not args.json and sys.stderr.isatty(), stall_limit=args.stall_limit,
+                        types=_names(args.types))
     except TuwvizError as exc:
         report = getattr(exc, "report", None)
         if report is None or report.aborted is None:

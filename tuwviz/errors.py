@@ -87,11 +87,12 @@ class RankFailure(TuwvizError):
 
 def case_label(c: dict, name: bool = True) -> str:
     """``gatherv/linear p=3 root=1 dist=same b=17 block_bytes=64``: one case in words
-    (without ``gatherv/linear`` if not `name`)."""
+    (without ``gatherv/linear`` if not `name`; `` types=root-vector`` for a datatype pair)."""
     text = f"p={c['p']} root={c['root']} dist={c['distribution']} b={c['b']}"
     if name:
         text = f"{c['collective']}/{c['algorithm']} {text}"
-    return text + (f" {c['params']}" if c.get("params") else "")
+    text += f" {c['params']}" if c.get("params") else ""
+    return text + (f" types={c['types']}" if c.get("types", "same") != "same" else "")
 
 
 class TimeLimitExceeded(TuwvizError):

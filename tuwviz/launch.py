@@ -439,6 +439,8 @@ def describe_case(case: dict, index: int | None = None, of: int | None = None) -
     info = {"collective": pr["collective"], "algorithm": case["algorithm"], "p": pr["p"],
             "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
             "params": label(case.get("params")), "mode": case.get("mode")}
+    if case.get("types", "same") != "same":
+        info["types"] = case["types"]
     if index is not None:
         info.update(index=index, of=of)
     return info

@@ -7,7 +7,8 @@ This module runs inside every MPI process (an ipyparallel engine or a rank start
      "problem": Problem.to_dict(), "algorithm": "linear",
      "warmup": 10, "reps": 75, "time_limit": 0.0, "data_seed": 0,
      "count_override": {"rank": 2, "count": 5},      # optional, for tests of bad input
-     "params": {"block_bytes": 4096}}                # optional tuning parameters
+     "params": {"block_bytes": 4096},                # optional tuning parameters
+     "types": "root-contig"}                         # optional datatype pair (verify)
 
 :func:`run_case` takes the world communicator, splits off the first ``p`` ranks, runs the
 case there and returns its result on world rank 0 (``None`` elsewhere).  Every rank first
@@ -19,7 +20,9 @@ truncate), and all raise the same one-line :class:`~tuwviz.errors.RankFailure` i
 ``count_override`` makes one rank pass a different own count (sendcount, or recvcount for
 scatterv) to that check, to test it; a case that passes the check runs with true counts.
 ``params`` are the algorithm's tuning parameters (:mod:`tuwviz.params`), set in C on
-every rank just before the kernel runs and reset to the defaults afterwards.
+every rank just before the kernel runs and reset to the defaults afterwards.  ``types``
+other than ``"same"`` runs a verify case with the root's and the processes' datatypes
+different (:mod:`tuwviz.typepairs`), the problem's counts as units of two ints.
 """
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels, reaper
+from . import kernels, reaper, typepairs
 from . import params as tuning
 from .collectives import collective
 from .errors import KernelError, RankFailure, TimeLimitExceeded
@@ -450,6 +453,18 @@ def run_case(world, case: dict):
     except Exception as exc:  # noqa: BLE001 - reported to all ranks, then re-raised
         error = f"{type(exc).__name__}: {exc}"
     _agree(comm, error)
+    pair = case.get("types", "same")
+    if pair != "same":  # counts agree by construction; the types are the point
+        if mode != "verify":
+            raise ValueError(f"datatype pair {pair!r}: only verify cases take a pair")
+        tuning.apply(kernels.load(), params)
+        try:
+            return typepairs.run_pair(comm, problem.collective,
+                                      kernels.find_algorithm(problem.collective, algorithm).function,
+                                      pair, problem.root, list(problem.block_counts()),
+                                      case.get("data_seed", 0))
+        finally:
+            tuning.reset(kernels.load())
     override = case.get("count_override") or {}
     if override.get("rank") == comm.rank:  # bad input on purpose (tests): another own count
         own = "recvcount" if problem.collective in _RECVS_OWN_COUNT else "sendcount"

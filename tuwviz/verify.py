@@ -10,11 +10,20 @@ collective's paper, roots 0, p/2 and p-1, every p asked for, b = 0 (all blocks e
 and the parameter settings of :func:`tuwviz.params.verify_variants` (e.g. several block
 sizes of the pipelined ring) by default.
 
+It also crosses *datatype pairs* (:mod:`tuwviz.typepairs`) for the data-movement
+collectives: the root's datatype and counts differ from each process's own while the type
+signatures match, as MPI allows (a derived root side with gaps or another extent, mixed
+own types, ``MPI_IN_PLACE``).  The pair ``same`` is the sweep above; each other pair runs
+once per p, root, algorithm and parameter setting, at the largest b, the distributions
+taking turns, and is compared byte for byte with the library's collective.
+
 Examples
 --------
 >>> report = verify(["gatherv"], ["linear"], ps=range(1, 4), dists=["random"])
->>> report.ok, len(report.results)
-(True, 18)
+>>> report.ok, len(report.results)  # 6 (p, root) x 3 b, and 6 (p, root) x 5 datatype pairs
+(True, 48)
+>>> sorted({r["types"] for r in report.results})
+['in-place', 'own-mixed', 'root-contig', 'root-resized', 'root-vector', 'same']
 """
 from __future__ import annotations
 
@@ -30,6 +39,7 @@ from .params import label, verify_variants
 from .launch import MAX_RANKS
 from .problems import MAX_COUNT, check_buffer, check_int, make_problem
 from .sweep import MAX_CASES, Backend, distributions, int_values, parse_names, roots_for
+from .typepairs import check_pairs, pairs_for
 
 #: What the message of a too-large p says to raise the limit.
 RANKS_HINT = " ranks (the limit of this machine; set TUWVIZ_MAX_RANKS to raise it)"
@@ -69,6 +79,7 @@ def verify_cases(
     bs: Iterable[int] = DEFAULT_B,
     roots: Iterable[int] | None = None,
     seed: int = 0,
+    types: Iterable[str] | None = None,
 ) -> list[dict]:
     """The cases a verification sweep runs (see :func:`verify` for the parameters).
 
@@ -82,6 +93,9 @@ def verify_cases(
     if roots is not None:
         roots = int_values("roots", roots, lo=0)
     seed = check_int("seed", seed, lo=0)
+    types = check_pairs(parse_names(types)) if types is not None else None
+    if types is not None and not types:
+        raise ValueError("empty selection: no datatype pair given")
     pairs = _selected(collectives, algorithms)
     if not pairs:
         raise ValueError("empty selection: no algorithm to verify")
@@ -92,20 +106,41 @@ def verify_cases(
         dlist = distributions(dists, coll)  # unknown names fail here
         if not dlist:
             raise ValueError("empty selection: no distribution given")
+    if types is not None and not any(t in pairs_for(c) for c, _ in pairs for t in types):
+        raise ValueError(f"datatype pairs {', '.join(types)} do not apply to "
+                         f"{', '.join(sorted({c for c, _ in pairs}))} (only 'same' does)")
     cases = []
+
+    def add(case):
+        if len(cases) >= MAX_CASES:
+            raise ValueError(f"more than {MAX_CASES:,} cases: choose fewer p, b, distributions, "
+                             f"datatype pairs or algorithms (tuwviz.sweep.MAX_CASES)")
+        cases.append(case)
+
     for p in ps:
         for coll, alg in pairs:
-            for dist in distributions(dists, coll):
-                for b in bs:
-                    for root in roots_for(coll, p, roots):
-                        pr = make_problem(coll, p, dist, b, root=root, seed=seed)
+            dlist = distributions(dists, coll)
+            wanted = [t for t in pairs_for(coll) if types is None or t in types]
+            if "same" in wanted:
+                for dist in dlist:
+                    for b in bs:
+                        for root in roots_for(coll, p, roots):
+                            pr = make_problem(coll, p, dist, b, root=root, seed=seed)
+                            check_buffer(pr)
+                            for params in verify_variants(coll, alg, p):
+                                add({"mode": "verify", "problem": pr.to_dict(),
+                                     "algorithm": alg, "data_seed": seed, "params": params})
+            others = [t for t in wanted if t != "same"]
+            for root in (roots_for(coll, p, roots) if others else ()):
+                for params in verify_variants(coll, alg, p):
+                    for k, pair in enumerate(others):
+                        # one case per pair; the distributions take turns over p, root, pair
+                        dist = dlist[(k + p + root) % len(dlist)]
+                        pr = make_problem(coll, p, dist, max(bs), root=root, seed=seed,
+                                          datatype="int")
                         check_buffer(pr)
-                        for params in verify_variants(coll, alg, p):
-                            if len(cases) >= MAX_CASES:
-                                raise ValueError(f"more than {MAX_CASES:,} cases: choose fewer p, b, "
-                                                 f"distributions or algorithms (tuwviz.sweep.MAX_CASES)")
-                            cases.append({"mode": "verify", "problem": pr.to_dict(),
-                                          "algorithm": alg, "data_seed": seed, "params": params})
+                        add({"mode": "verify", "problem": pr.to_dict(), "algorithm": alg,
+                             "data_seed": seed, "params": params, "types": pair})
     return cases
 
 
@@ -121,7 +156,10 @@ class VerifyReport:
     (its index within that block) and ``index`` (within the receive buffer);
     ``expected`` and ``got`` as values of the ``datatype``; ``never_written`` (the
     element still holds the fill pattern); ``differing_elements`` of ``elements``; and
-    ``blocks``, every rank whose block has a differing element.
+    ``blocks``, every rank whose block has a differing element.  ``types`` is the
+    datatype pair (:mod:`tuwviz.typepairs`); a pair case's mismatch names the ``pair``,
+    the ``buffer`` and the first differing ``byte`` instead of an element, with
+    ``differing_bytes`` of ``bytes`` and the ``block`` it lies in (None: a gap).
 
     `aborted` is the :class:`~tuwviz.errors.RankFailure` that stopped the run early (a
     rank died or hung); the records are then the cases finished before it.
@@ -226,6 +264,12 @@ def describe_mismatch(m: dict) -> str:
     ...     "elements": 8, "blocks": [0, 1, 2, 3], "datatype": "int"})
     "at rank 2: rank 0's block, element 0: expected 5, got 1515870810 (never written); 8 of 8 int elements differ, in the blocks of ranks 0-3"
     """
+    if "byte" in m:  # a datatype-pair case: bytes, gaps included, in the pair's layout
+        where = "a gap between blocks" if m["block"] is None else f"rank {m['block']}'s block"
+        never = " (never written)" if m.get("never_written") else ""
+        return (f"at rank {m['rank']} (types {m['pair']}): {m['buffer']}, byte {m['byte']} "
+                f"({where}): expected {m['expected']}, got {m['got']}{never}; "
+                f"{m['differing_bytes']} of {m['bytes']} bytes differ")
     where = "the result" if m["block"] is None else f"rank {m['block']}'s block"
     never = " (never written)" if m.get("never_written") else ""
     text = (f"at rank {m['rank']}: {where}, element {m['element']}: expected {m['expected']}, "
@@ -296,7 +340,10 @@ def _predicates(failed: list[dict], runs: list[dict]) -> list[list[tuple[str, Ca
     b_preds = [("", lambda r: True), ("m > 0", lambda r: r.get("m", 1) > 0),
                ("b > 0", lambda r: r["b"] > 0), listed("b", "b")]
     param_preds = [("", lambda r: True), listed("params", "params")]
-    return [p_preds, root_preds, dist_preds, b_preds, param_preds]
+    type_preds = [("", lambda r: True), listed("types", "types")]
+    if len({r.get("types", "same") for r in runs} - {"same"}) > 1:  # else "types = x" says it
+        type_preds.insert(1, ("types != same", lambda r: r.get("types", "same") != "same"))
+    return [p_preds, root_preds, dist_preds, b_preds, param_preds, type_preds]
 
 
 def _condition(failed: list[dict], runs: list[dict]) -> tuple[str, int]:
@@ -332,6 +379,7 @@ def verify(
     backend: Backend | None = None,
     progress: bool = False,
     stall_limit: float | None = None,
+    types: Iterable[str] | None = None,
 ) -> VerifyReport:
     """Compare kernels with the MPI library's collectives on real MPI ranks.
 
@@ -359,6 +407,9 @@ def verify(
     stall_limit : float, optional
         Seconds without progress after which an mpiexec run is stopped as hung, naming
         the ranks that stopped responding (default :data:`tuwviz.launch.STALL_LIMIT`).
+    types : str or iterable of str, optional
+        Datatype pairs (:data:`tuwviz.typepairs.PAIRS`; default: every pair that applies
+        to the collective).  ``"same"`` alone is the sweep with one datatype.
 
     Returns
     -------
@@ -378,7 +429,7 @@ def verify(
     if backend is None:  # before building cases: range(1, 10**7) fails at once
         check_ranks(max(int_values("ps", ps, lo=1, hi=MAX_RANKS, hint=RANKS_HINT)))
         backend = mpiexec_backend(stall_limit)
-    cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed)
+    cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed, types)
     report = VerifyReport()
     if not cases:
         raise ValueError("empty selection: nothing to verify")
@@ -391,7 +442,8 @@ def verify(
         report.results.append({
             "collective": pr["collective"], "algorithm": case["algorithm"], "p": pr["p"],
             "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
-            "m": sum(pr["counts"]), "params": label(case.get("params")), **result,
+            "m": sum(pr["counts"]), "params": label(case.get("params")),
+            "types": case.get("types", "same"), **result,
         })
         bar.update()
 

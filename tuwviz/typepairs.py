@@ -1,0 +1,258 @@
+"""Datatype pairs: run a kernel with the root's and each process's own datatypes different.
+
+MPI requires only that the *type signatures* of the two sides of a message match, not the
+datatypes or counts (MPI-4.1, Section 3.3.1, and for collectives Section 6.5: "the type
+signature associated with sendcounts[j], sendtype at the root must be equal to the type
+signature associated with recvcount, recvtype at process j").  A kernel that counts what
+an inner process forwards in units of someone else's datatype passes every case with one
+datatype on both sides and fails these (the scatterv/binomial bug of issue 21).
+
+Here the *root side* is the vector of all blocks (the root's sendbuf of Scatter(v), the
+root's recvbuf of Gather(v), every recvbuf of Allgather(v)) and the *own side* is one
+process's own block.  A problem's count ``c_i`` is, in a pair case, ``c_i`` *units* of two
+ints, described on each side as:
+
+=============  ==========================================  =================================
+pair           root side                                   own side
+=============  ==========================================  =================================
+same           MPI_INT, 2 c_i                              MPI_INT, 2 c_i
+root-contig    contiguous(2, INT), c_i                     MPI_INT, 2 c_i
+root-vector    vector(2, 1, stride 3, INT), c_i            MPI_INT, 2 c_i
+               (size 8 B, extent 16 B: gaps)
+root-resized   INT resized to extent 8 B, 2 c_i (gaps)     MPI_INT, 2 c_i
+own-mixed      MPI_INT, 2 c_i                              even ranks contiguous(2, INT), c_i;
+                                                           odd ranks INT resized to 8 B, 2 c_i
+in-place       root-contig, with MPI_IN_PLACE at the root (at every process for Allgather(v))
+=============  ==========================================  =================================
+
+The library's collective (the MPI function itself, called with exactly the same arguments)
+and the kernel each run on buffers filled with the same byte pattern; every byte of each
+process's output buffers is compared, gaps of non-contiguous types included (a kernel
+must not write there), and for Scatter(v) the root's send buffer too.  :func:`run_pair`
+runs on the ranks; :mod:`tuwviz.verify` makes the cases (``tuwviz verify --types``).
+
+Examples
+--------
+>>> PAIRS[0], len(PAIRS)
+('same', 6)
+>>> pairs_for("scatterv") == PAIRS, pairs_for("allreduce")
+(True, ('same',))
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["PAIRS", "COLLECTIVES", "FILL", "pairs_for", "check_pairs", "run_pair"]
+
+#: Every datatype pair, "same" first (the plain case with the problem's own datatype).
+PAIRS = ("same", "root-contig", "root-vector", "root-resized", "own-mixed", "in-place")
+
+#: Collectives whose two sides may use different datatypes here (the data-movement ones;
+#: a reduction's operator works on one datatype).
+COLLECTIVES = ("gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv")
+
+#: Byte that fills receive buffers before a call: a byte still holding it was never written.
+FILL = 0x5A
+
+_GATHER_LIKE = ("gather", "gatherv", "allgather", "allgatherv")
+_EVERYONE = ("allgather", "allgatherv")
+
+
+def pairs_for(collective_name: str) -> tuple[str, ...]:
+    """The datatype pairs that apply to a collective (only "same" for reductions)."""
+    return PAIRS if collective_name in COLLECTIVES else ("same",)
+
+
+def check_pairs(names, collective_name: str | None = None) -> list[str]:
+    """`names` as a list of known pairs, or ValueError listing the valid ones.
+
+    >>> check_pairs(["same", "in-place"])
+    ['same', 'in-place']
+    >>> check_pairs(["root-vectr"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown datatype pair 'root-vectr'; valid pairs: same, root-contig, root-vector, root-resized, own-mixed, in-place
+    """
+    out = []
+    for n in names:
+        if n not in PAIRS:
+            raise ValueError(f"unknown datatype pair {n!r}; valid pairs: {', '.join(PAIRS)}")
+        out.append(n)
+    return out
+
+
+@dataclass
+class _Side:
+    """One side's datatype and how many of it make one unit (two ints) of the problem."""
+
+    dtype: object
+    per_unit: int  # elements of dtype per unit: 1 for a 2-int type, 2 for an int type
+
+
+def _types():
+    from mpi4py import MPI
+
+    if not hasattr(_types, "cache"):
+        INT = MPI.INT
+        _types.cache = {
+            "int": INT,
+            "contig": INT.Create_contiguous(2).Commit(),      # 2 ints, no gaps
+            "vector": INT.Create_vector(2, 1, 3).Commit(),    # 2 ints, size 8, extent 16
+            "resized": INT.Create_resized(0, 8).Commit(),     # 1 int, extent 8
+        }
+    return _types.cache
+
+
+def _root_side(pair: str) -> _Side:
+    t = _types()
+    return {"root-contig": _Side(t["contig"], 1), "in-place": _Side(t["contig"], 1),
+            "root-vector": _Side(t["vector"], 1), "root-resized": _Side(t["resized"], 2)
+            }.get(pair, _Side(t["int"], 2))
+
+
+def _own_side(pair: str, rank: int) -> _Side:
+    t = _types()
+    if pair == "own-mixed":
+        return _Side(t["contig"], 1) if rank % 2 == 0 else _Side(t["resized"], 2)
+    return _Side(t["int"], 2)
+
+
+def _extent(dtype) -> int:
+    return dtype.Get_extent()[1]
+
+
+def _pattern(n: int, seed: int) -> bytearray:
+    """Distinct bytes per process and position (never FILL's pattern), so a misplaced byte
+    shows."""
+    return bytearray(((np.arange(n) * 7 + seed * 31 + 1) % 251).astype(np.uint8).tobytes())
+
+
+def _ptr(buf: bytearray):
+    return ctypes.c_void_p(ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf)))
+
+
+def _ints(values) -> ctypes.Array:
+    return (ctypes.c_int * max(1, len(values)))(*values)
+
+
+def _handle(dtype) -> int:
+    from mpi4py import MPI
+
+    return ctypes.c_int.from_address(MPI._addressof(dtype)).value
+
+
+_IN_PLACE = ctypes.c_void_p(-1)  # MPICH's MPI_IN_PLACE, (void *) -1 (checked at load time)
+
+
+def _call(fn, coll: str, comm, pair: str, root: int, units: list[int], seed: int):
+    """Call `fn` (the library's MPI function or a kernel) once; return this process's
+    output buffers as [(name, bytes, root-side layout or None)]."""
+    from . import kernels
+
+    rank, p = comm.rank, comm.size
+    regular = coll in ("gather", "scatter", "allgather")
+    rs, own = _root_side(pair), _own_side(pair, rank)
+    rcounts = [u * rs.per_unit for u in units]
+    ocount = units[rank] * own.per_unit
+    rext, oext = _extent(rs.dtype), _extent(own.dtype)
+    displs = [int(d) for d in np.cumsum([0] + rcounts[:-1])]
+    layout = (rext, rcounts, displs)
+    in_place = pair == "in-place"
+    c = kernels.comm_handle(comm)
+    rt, ot = _handle(rs.dtype), _handle(own.dtype)
+    vec = bytearray([FILL]) * max(1, sum(rcounts) * rext)
+    mine = bytearray([FILL]) * max(1, ocount * oext)
+    is_root = rank == root or coll in _EVERYONE
+    if coll in ("scatter", "scatterv"):
+        if rank == root:
+            vec = _pattern(len(vec), 1000 + seed)
+        else:
+            vec = bytearray(1)
+        place = in_place and rank == root
+        recv = _IN_PLACE if place else _ptr(mine)
+        if regular:
+            rc = fn(_ptr(vec), rcounts[0], rt, recv, ocount, ot, root, c)
+        else:
+            rc = fn(_ptr(vec), _ints(rcounts), _ints(displs), rt, recv, ocount, ot, root, c)
+        out = [("its receive buffer", bytes(mine), None)]
+        if rank == root:
+            out.append(("the root's send buffer", bytes(vec), layout))
+        return rc, out
+    # gather-like: every process sends its own block
+    mine = _pattern(len(mine), rank + seed)
+    if not is_root:
+        vec = bytearray(1)
+    place = in_place and is_root
+    if place:  # the own block is already in place, in the root side's layout
+        start, size = displs[rank] * rext, rcounts[rank] * rext
+        vec[start:start + size] = _pattern(len(vec), rank + seed)[start:start + size]
+    send = _IN_PLACE if place else _ptr(mine)
+    args = [send, ocount, ot, _ptr(vec)]
+    args += [rcounts[0], rt] if regular else [_ints(rcounts), _ints(displs), rt]
+    rc = fn(*args, c) if coll in _EVERYONE else fn(*args, root, c)
+    return rc, ([("its receive buffer", bytes(vec), layout)] if is_root else [])
+
+
+def _difference(rank: int, name: str, want: bytes, got: bytes, layout, pair: str) -> dict | None:
+    a, b = np.frombuffer(want, np.uint8), np.frombuffer(got, np.uint8)
+    if a.size != b.size:
+        raise AssertionError(f"{name}: {b.size} bytes, the library's {a.size}")  # same layout
+    bad = np.nonzero(a != b)[0]
+    if not bad.size:
+        return None
+    i = int(bad[0])
+    block = rank  # a buffer without a layout holds the process's own block
+    if layout is not None:  # whose block the byte is in (None: a gap between blocks)
+        ext, counts, displs = layout
+        block = next((r for r in range(len(counts))
+                      if displs[r] * ext <= i < (displs[r] + counts[r]) * ext), None)
+    return {"rank": rank, "pair": pair, "buffer": name, "byte": i, "expected": int(a[i]),
+            "got": int(b[i]), "never_written": bool(b[i] == FILL and a[i] != FILL),
+            "differing_bytes": int(bad.size), "bytes": int(a.size), "block": block}
+
+
+def run_pair(comm, collective_name: str, function: str, pair: str, root: int,
+             units: list[int], seed: int = 0) -> dict | None:
+    """Run kernel `function` and the library's collective with datatype pair `pair`.
+
+    Collective over `comm`.  `units` are the problem's block counts (units of two ints).
+    Returns on rank 0 ``{"ok": bool, "mismatches": [...]}``, one mismatch per process
+    whose output differs (its rank, the pair, which buffer, the first differing byte with
+    the expected and received values, whether it was never written, how many bytes
+    differ and in whose block); None on the other ranks.
+
+    Raises
+    ------
+    KernelError
+        If the kernel returns an MPI error code (on the ranks that got it).
+    """
+    from mpi4py import MPI
+
+    from . import kernels
+    from .errors import KernelError
+
+    if collective_name not in COLLECTIVES:
+        raise ValueError(f"datatype pairs apply to {', '.join(COLLECTIVES)}, not {collective_name}")
+    lib = kernels.load()
+    reference = getattr(lib, "MPI_" + collective_name.capitalize())
+    kernel = getattr(lib, function)
+    reference.restype = kernel.restype = ctypes.c_int
+    rc, want = _call(reference, collective_name, comm, pair, root, units, seed)
+    if rc:
+        raise KernelError(f"the library's {collective_name} failed with datatype pair {pair}: "
+                          f"{MPI.Get_error_string(rc)}")
+    rc, got = _call(kernel, collective_name, comm, pair, root, units, seed)
+    if rc:
+        raise KernelError(f"rank {comm.rank}: {function} returned MPI error {rc} with datatype "
+                          f"pair {pair}: {MPI.Get_error_string(rc)}")
+    found = None
+    for (name, w, layout), (_, g, _) in zip(want, got):
+        found = found or _difference(comm.rank, name, w, g, layout, pair)
+    everyone = comm.gather(found, root=0)
+    if comm.rank != 0:
+        return None
+    found = [m for m in everyone if m]
+    return {"ok": not found, "mismatches": found}
