@@ -51,12 +51,13 @@ for row in kernels.algorithms():
         continue
     fn = getattr(lib, row.function)
     fn.restype = ctypes.c_int
-    if row.collective == "scatterv":
-        rc = fn(buf, counts, displs, t, buf, 1, t, 0, c)
-    elif row.collective == "gatherv":
-        rc = fn(buf, 1, t, buf, counts, displs, t, 0, c)
-    else:  # allgatherv
-        rc = fn(buf, 1, t, buf, counts, displs, t, c)
+    args = {  # the MPI-standard signatures, root 0
+        "gather": (buf, 1, t, buf, 1, t, 0), "scatter": (buf, 1, t, buf, 1, t, 0),
+        "gatherv": (buf, 1, t, buf, counts, displs, t, 0),
+        "scatterv": (buf, counts, displs, t, buf, 1, t, 0),
+        "allgather": (buf, 1, t, buf, 1, t), "allgatherv": (buf, 1, t, buf, counts, displs, t),
+    }[row.collective]
+    rc = fn(*args, c)
     out[row.collective + "/" + row.name] = [MPI.Get_error_class(rc) if rc else 0,
                                             MPI.Get_error_string(rc) if rc else ""]
 res = world.gather({"rank": world.rank, "codes": out, "err_comm": MPI.ERR_COMM}, root=0)

@@ -128,6 +128,7 @@ def test_stored_without_outputs(path):
     assert path.stat().st_size < 100_000, f"{path.name} is {path.stat().st_size} bytes on disk"
 
 
+@pytest.mark.timeout(hang_guard(3600))  # the per-cell guard below fires first, naming the cell
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path, tmp_path, notebook_env, request):
     workdir = tmp_path / "notebooks"
@@ -140,7 +141,7 @@ def test_notebook_runs(path, tmp_path, notebook_env, request):
     t0 = time.monotonic()
     try:
         # raises CellExecutionError (with the cell's traceback) if any cell fails
-        NotebookClient(nb, timeout=hang_guard(1200), kernel_name="python3",
+        NotebookClient(nb, timeout=hang_guard(600), kernel_name="python3",
                        resources={"metadata": {"path": str(workdir)}}).execute()
     finally:
         sampler.stop()

@@ -46,7 +46,7 @@ from .gatherv import _binomial_meta, _binomial_trees, _blocks, tuw_meta
 from .meta import StarMeta
 from .program import Op, Recv, Schedule, Send
 
-__all__ = ["COUNT_BYTES", "binomial", "linear", "tuw"]
+__all__ = ["COUNT_BYTES", "binomial", "binomial_regular", "linear", "tuw"]
 
 #: Bytes per entry of the binomial scatter's sizes messages (C ``int64_t``, ``MPI_INT64_T``:
 #: sizes in bytes, which may exceed an ``int`` where counts do not).
@@ -115,7 +115,27 @@ def binomial(problem: Problem) -> Schedule:
     ValueError
         If `problem` is not a scatter or scatterv problem.
     """
-    nbytes = _check(problem, "binomial")
+    return _binomial(problem, "binomial", counts_ahead=True)
+
+
+def binomial_regular(problem: Problem) -> Schedule:
+    """The binomial-tree scatter when every process knows every block's size.
+
+    MPI_Scatter's blocks are all equal, so no sizes are sent ahead
+    (``kernels_c/scatter/scatter_binomial.c``): the schedule of :func:`binomial` without
+    its ``counts`` messages.
+
+    Examples
+    --------
+    >>> from tuwviz.problems import make_problem
+    >>> binomial_regular(make_problem("scatter", p=6, distribution="same", b=1, root=2)).messages(2)
+    [('send', 0, 8), ('send', 4, 8), ('send', 3, 4)]
+    """
+    return _binomial(problem, "binomial", counts_ahead=False)
+
+
+def _binomial(problem: Problem, name: str, counts_ahead: bool) -> Schedule:
+    nbytes = _check(problem, name)
     p, root = problem.p, problem.root
     tree = _binomial_trees(p, root)
     meta, sub_bytes = _binomial_meta(p, root, tree, nbytes)
@@ -124,15 +144,15 @@ def binomial(problem: Problem) -> Schedule:
     for i, t in enumerate(tree):
         prog = programs[i]
         if t.parent >= 0:
-            if t.size > 1:
+            if counts_ahead and t.size > 1:
                 prog.append(Recv(t.parent, COUNT_BYTES * (t.size - 1), t.round, kind="counts"))
             prog.append(Recv(t.parent, sub_bytes[i], t.round, blocks=_blocks(ranges[i])))
         for e in reversed(t.children):
             c = e.rank
-            if e.size > 1:
+            if counts_ahead and e.size > 1:
                 prog.append(Send(c, COUNT_BYTES * (e.size - 1), e.round, kind="counts"))
             prog.append(Send(c, sub_bytes[c], e.round, blocks=_blocks(ranges[c])))
-    return Schedule(problem.collective, "binomial", p, programs, problem, meta)
+    return Schedule(problem.collective, name, p, programs, problem, meta)
 
 
 def tuw(problem: Problem) -> Schedule:
