@@ -448,6 +448,6 @@ def test_cli_verify_larger_p(cli, collective, ps, bs):
     assert "all cases match the MPI library" in r.stdout and "FAIL" not in r.stdout
     for alg in ("native", "linear", "binomial", "tuw"):
         row = next(line for line in r.stdout.splitlines() if line.split()[:2] == [collective, alg])
-        # 6 distributions x the b values x roots {0, p/2, p-1}
-        cases = sum(len({0, p // 2, p - 1}) for p in ps) * 6 * len(bs)
+        # roots {0, p/2, p-1} x (6 distributions x the b values + 5 datatype pairs)
+        cases = sum(len({0, p // 2, p - 1}) for p in ps) * (6 * len(bs) + 5)
         assert row.split()[2:5] == [str(cases), str(cases), "0"]
