@@ -308,7 +308,10 @@ def _comm_ctype():
 
 
 def comm_handle(comm):
-    """The C handle of mpi4py communicator `comm`, as ctypes wants it (mpi4py's idiom)."""
+    """The C handle of mpi4py communicator `comm`, as ctypes wants it (mpi4py's idiom).
+
+    Serves any mpi4py handle whose C type is the communicator's (in MPICH an int, like
+    ``MPI_Datatype``): :mod:`tuwviz.typepairs` passes derived datatypes this way."""
     from mpi4py import MPI
 
     if _comm_ctype() is ctypes.c_int:

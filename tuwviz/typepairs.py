@@ -45,6 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .collectives import collective
+
 __all__ = ["PAIRS", "COLLECTIVES", "FILL", "pairs_for", "check_pairs", "run_pair"]
 
 #: Every datatype pair, "same" first (the plain case with the problem's own datatype).
@@ -57,16 +59,13 @@ COLLECTIVES = ("gather", "gatherv", "scatter", "scatterv", "allgather", "allgath
 #: Byte that fills receive buffers before a call: a byte still holding it was never written.
 FILL = 0x5A
 
-_GATHER_LIKE = ("gather", "gatherv", "allgather", "allgatherv")
-_EVERYONE = ("allgather", "allgatherv")
-
 
 def pairs_for(collective_name: str) -> tuple[str, ...]:
     """The datatype pairs that apply to a collective (only "same" for reductions)."""
     return PAIRS if collective_name in COLLECTIVES else ("same",)
 
 
-def check_pairs(names, collective_name: str | None = None) -> list[str]:
+def check_pairs(names) -> list[str]:
     """`names` as a list of known pairs, or ValueError listing the valid ones.
 
     >>> check_pairs(["same", "in-place"])
@@ -138,12 +137,6 @@ def _ints(values) -> ctypes.Array:
     return (ctypes.c_int * max(1, len(values)))(*values)
 
 
-def _handle(dtype) -> int:
-    from mpi4py import MPI
-
-    return ctypes.c_int.from_address(MPI._addressof(dtype)).value
-
-
 _IN_PLACE = ctypes.c_void_p(-1)  # MPICH's MPI_IN_PLACE, (void *) -1 (checked at load time)
 
 
@@ -152,8 +145,8 @@ def _call(fn, coll: str, comm, pair: str, root: int, units: list[int], seed: int
     output buffers as [(name, bytes, root-side layout or None)]."""
     from . import kernels
 
-    rank, p = comm.rank, comm.size
-    regular = coll in ("gather", "scatter", "allgather")
+    rank = comm.rank
+    regular, rooted = not collective(coll).irregular, collective(coll).rooted
     rs, own = _root_side(pair), _own_side(pair, rank)
     rcounts = [u * rs.per_unit for u in units]
     ocount = units[rank] * own.per_unit
@@ -162,10 +155,10 @@ def _call(fn, coll: str, comm, pair: str, root: int, units: list[int], seed: int
     layout = (rext, rcounts, displs)
     in_place = pair == "in-place"
     c = kernels.comm_handle(comm)
-    rt, ot = _handle(rs.dtype), _handle(own.dtype)
+    rt, ot = kernels.comm_handle(rs.dtype), kernels.comm_handle(own.dtype)
     vec = bytearray([FILL]) * max(1, sum(rcounts) * rext)
     mine = bytearray([FILL]) * max(1, ocount * oext)
-    is_root = rank == root or coll in _EVERYONE
+    is_root = rank == root or not rooted
     if coll in ("scatter", "scatterv"):
         if rank == root:
             vec = _pattern(len(vec), 1000 + seed)
@@ -192,7 +185,7 @@ def _call(fn, coll: str, comm, pair: str, root: int, units: list[int], seed: int
     send = _IN_PLACE if place else _ptr(mine)
     args = [send, ocount, ot, _ptr(vec)]
     args += [rcounts[0], rt] if regular else [_ints(rcounts), _ints(displs), rt]
-    rc = fn(*args, c) if coll in _EVERYONE else fn(*args, root, c)
+    rc = fn(*args, root, c) if rooted else fn(*args, c)
     return rc, ([("its receive buffer", bytes(vec), layout)] if is_root else [])
 
 
@@ -237,7 +230,7 @@ def run_pair(comm, collective_name: str, function: str, pair: str, root: int,
     if collective_name not in COLLECTIVES:
         raise ValueError(f"datatype pairs apply to {', '.join(COLLECTIVES)}, not {collective_name}")
     lib = kernels.load()
-    reference = getattr(lib, "MPI_" + collective_name.capitalize())
+    reference = getattr(lib, collective(collective_name).mpi_name)
     kernel = getattr(lib, function)
     reference.restype = kernel.restype = ctypes.c_int
     rc, want = _call(reference, collective_name, comm, pair, root, units, seed)
