@@ -25,7 +25,7 @@ from tuwviz.params import verify_variants
 from tuwviz.table import load_table
 from tuwviz.verify import verify
 
-from conftest import REPO, SAMPLED_PS, hang_guard, sampled_roots
+from conftest import REPO, hang_guard
 from test_table import REVERSE_C, REVERSE_ROW
 
 PAIRS = typepairs.PAIRS[1:]  # "same" is every other verify test
@@ -80,25 +80,18 @@ def _rows():
     return [r for r in load_table().rows() if r.collective in typepairs.COLLECTIVES]
 
 
-def _expected_cases(ps, every_root: bool) -> int:
+def _expected_cases(ps) -> int:
+    """Pair cases of a sweep over every root of every p in `ps`."""
     n = 0
     for r in _rows():
         for p in ps:
-            roots = (p if every_root else len(sampled_roots(p))) if collective(r.collective).rooted else 1
+            roots = p if collective(r.collective).rooted else 1
             n += roots * len(verify_variants(r.collective, r.name, p)) * len(PAIRS)
     return n
 
 
-def test_every_kernel_equals_the_library_for_every_datatype_pair():
-    """Sampled p and roots (0, p/2, p-1), every row, every pair, every parameter setting."""
-    report = verify(sorted({r.collective for r in _rows()}), None, SAMPLED_PS, bs=[3], types=PAIRS)
-    assert report.ok, report.table()
-    assert len(report.results) == _expected_cases(SAMPLED_PS, every_root=False)
-    assert {r["types"] for r in report.results} == set(PAIRS)
-    # the cases are not all empty: the pairs moved data
-    assert all(r["m"] > 0 for r in report.results if r["p"] > 1 and r["distribution"] == "same")
-
-
+# The sampled p and roots (0, p/2, p-1) with every pair are the CLI verify run's
+# default (tests/test_verify.py); here every root of every p up to 17.
 @pytest.mark.full
 def test_every_kernel_equals_the_library_for_every_pair_p_and_root():
     ps = range(1, 18)
@@ -108,7 +101,7 @@ def test_every_kernel_equals_the_library_for_every_pair_p_and_root():
         report = verify(colls, None, [p], bs=[3], roots=range(p), types=PAIRS)
         assert report.ok, report.table()
         results += report.results
-    assert len(results) == _expected_cases(ps, every_root=True)
+    assert len(results) == _expected_cases(ps)
 
 
 def test_the_reported_scatterv_case_for_every_root():

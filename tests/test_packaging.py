@@ -102,15 +102,20 @@ def conda_spec(spec: str) -> tuple[str, str]:
     return canonicalize_name(m.group(1)), m.group(2).replace(" ", "")
 
 
-def lower_bound(specifier: str) -> str | None:
-    """The ``>=`` bound of a specifier (pip or conda syntax), or None; other operators fail."""
-    bounds = []
+def bounds(specifier: str) -> dict[str, Version]:
+    """The ``>=`` and ``<`` bounds of a specifier (pip or conda syntax); other operators fail.
+
+    Returns e.g. ``{">=": Version("6.29"), "<": Version("7")}``; versions compare as
+    versions, so ``>=4`` and ``>=4.0`` agree.
+    """
+    out: dict[str, Version] = {}
     for part in filter(None, specifier.split(",")):
-        if not part.startswith(">="):
-            raise AssertionError(f"only '>=' bounds are kept in agreement, got {specifier!r}")
-        bounds.append(part[2:])
-    assert len(bounds) <= 1, f"more than one lower bound in {specifier!r}"
-    return bounds[0] if bounds else None
+        m = re.fullmatch(r"(>=|<)([0-9][0-9A-Za-z.]*)", part)
+        if not m:
+            raise AssertionError(f"only '>=' and '<' bounds are kept in agreement, got {specifier!r}")
+        assert m.group(1) not in out, f"two {m.group(1)!r} bounds in {specifier!r}"
+        out[m.group(1)] = Version(m.group(2))
+    return out
 
 
 def pip_requirements() -> dict[str, Requirement]:
@@ -192,12 +197,10 @@ def test_every_pip_dependency_is_in_environment_yml_with_the_same_bound():
         if cname not in conda:
             problems.append(f"{name}: missing from environment.yml (as {cname})")
             continue
-        pip_bound = lower_bound(str(req.specifier).replace(" ", ""))
-        conda_bound = lower_bound(conda[cname])
-        if pip_bound != conda_bound and not (
-            pip_bound and conda_bound and Version(pip_bound) == Version(conda_bound)
-        ):
-            problems.append(f"{name}: pyproject >={pip_bound}, environment.yml >={conda_bound}")
+        pip_bounds = bounds(str(req.specifier).replace(" ", ""))
+        conda_bounds = bounds(conda[cname])
+        if pip_bounds != conda_bounds:
+            problems.append(f"{name}: pyproject {req.specifier or '(none)'}, environment.yml {conda[cname] or '(none)'}")
     assert not problems, "pyproject.toml and environment.yml disagree:\n" + "\n".join(problems)
 
 
@@ -208,13 +211,15 @@ def test_environment_yml_lists_nothing_pyproject_lacks():
     assert CONDA_ONLY <= set(conda_requirements())
 
 
-def test_lower_bound_reader_catches_a_difference():
-    # The comparison above must be able to fail: a changed bound is seen.
-    assert lower_bound(">=4") == "4"
-    assert lower_bound("") is None
-    assert lower_bound(">=3") != lower_bound(">=4")
+def test_bounds_reader_catches_a_difference():
+    # The comparison above must be able to fail: a changed or missing bound is seen.
+    assert bounds(">=4") == {">=": Version("4")}
+    assert bounds(">=4") == bounds(">=4.0")
+    assert bounds("") == {}
+    assert bounds(">=3") != bounds(">=4")
+    assert bounds(">=6.29,<7") != bounds(">=6.29")
     with pytest.raises(AssertionError):
-        lower_bound("<5")
+        bounds("==5")
 
 
 # --- CI, README, Makefile ---------------------------------------------------------------

@@ -256,12 +256,17 @@ def test_ranks_of_a_killed_driver_exit_by_themselves(tmp_path):
             p.kill()
 
 
-def test_a_stopped_rank_is_named_within_the_limit(tmp_path):
+def test_a_stopped_rank_is_named_within_the_limit(tmp_path, monkeypatch):
     """SIGSTOP on one rank of `bench`: the run stops, the error names that rank's pid."""
     import threading
 
+    from tuwviz import launch
     from tuwviz.bench import bench
     from tuwviz.errors import RankFailure
+
+    # the silent limit (30 s) shortened for this test: a live rank beats every second, so
+    # 10 s (scaled) of silence is still far from what load delays a heartbeat by
+    monkeypatch.setattr(launch, "SILENT_LIMIT", hang_guard(10))
 
     stopped = {}
 

@@ -1,31 +1,49 @@
 """Verification against the MPI library on real MPI ranks, and that it catches wrong kernels."""
 import json
 import shutil
+from collections import Counter
 
 import pytest
 
 from tuwviz import kernels
 from tuwviz.errors import RankFailure
 from tuwviz.table import load_table
+from tuwviz.typepairs import pairs_for
 from tuwviz.verify import verify, verify_cases
 
 from conftest import SAMPLED_BS, SAMPLED_PS, hang_guard
+
+
+def _row(case: dict) -> tuple[str, str]:
+    return case["problem"]["collective"], case["algorithm"]
 
 
 @pytest.mark.parametrize("ps, bs", [
     pytest.param(SAMPLED_PS, SAMPLED_BS, id="sampled"),
     pytest.param(range(1, 18), (0, 1, 17), id="p1-17-every-b", marks=pytest.mark.full)])
 def test_cli_verify_passes_for_every_algorithm(cli, ps, bs):
-    # every algorithm of the table x every distribution x every parameter variant x
-    # roots 0, p/2, p-1, on the sampled p (one mpiexec job) or every p up to 17
-    r = cli("verify", "--np", ",".join(map(str, ps)), "--b", ",".join(map(str, bs)))
+    # every algorithm of the table x every distribution x every parameter variant x every
+    # datatype pair (the default) x roots 0, p/2, p-1, on the sampled p (one mpiexec job)
+    # or every p up to 17; tests/test_datatypes.py adds every root for the pairs
+    r = cli("verify", "--np", ",".join(map(str, ps)), "--b", ",".join(map(str, bs)), "--json")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "all cases match the MPI library" in r.stdout
-    # every row of the algorithm table was verified, with no failures
-    verified = {tuple(line.split()[:2]) for line in r.stdout.splitlines()}
+    out = json.loads(r.stdout)
+    assert out["ok"] and out["complete"] and not out["failures"], r.stdout[-3000:]
+    # every row of the algorithm table ran every case the sweep has for it, pairs included
+    expected = Counter(_row(c) for c in verify_cases(None, None, ps, bs=bs))
+    assert {(row.collective, row.name) for row in load_table()} == set(expected)
+    assert {(s["collective"], s["algorithm"]): s["cases"] for s in out["summary"]} == expected
+    assert all(s["passed"] == s["cases"] for s in out["summary"])
+
+
+def test_the_default_sweep_crosses_every_datatype_pair_with_data():
+    cases = verify_cases(None, None, SAMPLED_PS, bs=SAMPLED_BS)
     for row in load_table():
-        assert (row.collective, row.name) in verified, f"{row.collective}/{row.name} not verified"
-    assert "FAIL" not in r.stdout
+        pairs = {c.get("types", "same") for c in cases if _row(c) == (row.collective, row.name)}
+        assert pairs == set(pairs_for(row.collective)), (row, pairs)
+    # a pair case moves data (the largest b), it is not an empty run
+    assert all(sum(c["problem"]["counts"]) > 0 for c in cases
+               if c.get("types", "same") != "same" and c["problem"]["p"] > 1 and c["problem"]["distribution"] == "same")
 
 
 def test_empty_blocks_match_the_library_for_every_algorithm():
