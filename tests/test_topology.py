@@ -77,6 +77,62 @@ def test_binomial_bad_arguments_are_errors():
             py.binomial_tree_create(*args)
 
 
+# --- divide and conquer --------------------------------------------------------------------
+
+
+def check_dc(c, p, root):
+    trees = [py.dc_tree_create(p, i, root) for i in range(p)]
+    assert [c.dc_tree_create(p, i, root) for i in range(p)] == trees, (p, root)
+    # what the tree is: one root owning [0, p); every subtree a range of consecutive ranks
+    # holding its subroot, cut by its children into itself and their ranges, the larger
+    # halves first; each child's tree agrees with its edge; ceil(log2 p) rounds
+    assert [i for i, t in enumerate(trees) if t.parent < 0] == [root]
+    assert (trees[root].lo, trees[root].hi) == (0, p)
+    for i, t in enumerate(trees):
+        assert t.lo <= i < t.hi
+        covered = {i}
+        rounds = [e.round for e in t.children]
+        assert rounds == sorted(set(rounds)) and all(r > t.round for r in rounds)
+        sizes = [e.hi - e.lo for e in t.children]
+        assert sizes == sorted(sizes, reverse=True)
+        for e in t.children:
+            child = trees[e.rank]
+            assert (child.parent, child.round, child.lo, child.hi) == (i, e.round, e.lo, e.hi)
+            assert e.lo <= e.rank < e.hi and e.rank in (e.lo, e.hi - 1)  # next to the cut
+            assert covered.isdisjoint(range(e.lo, e.hi))
+            covered |= set(range(e.lo, e.hi))
+        assert covered == set(range(t.lo, t.hi))
+    depth = max((t.round for t in trees), default=-1) + 1
+    assert depth == math.ceil(math.log2(p))
+
+
+def test_dc_tree_c_equals_python_sampled_roots(c):
+    for p in range(1, P_MAX + 1):
+        for root in sample_roots(p):
+            check_dc(c, p, root)
+
+
+@pytest.mark.full
+def test_dc_tree_c_equals_python_every_root(c):
+    for p in range(1, P_MAX + 1):
+        for root in range(p):
+            check_dc(c, p, root)
+
+
+def test_dc_tree_matches_the_worked_example():
+    # kernels_c/topology/divide_conquer.c, p = 6, root 2
+    trees = [py.dc_tree_create(6, i, 2) for i in range(6)]
+    assert [t.parent for t in trees] == [1, 2, -1, 2, 3, 3]
+    assert [t.round for t in trees] == [2, 1, -1, 0, 2, 1]
+    assert [(t.lo, t.hi) for t in trees] == [(0, 1), (0, 2), (0, 6), (3, 6), (4, 5), (5, 6)]
+
+
+def test_dc_bad_arguments_are_errors():
+    for args in [(0, 0, 0), (4, 4, 0), (4, 0, -1)]:
+        with pytest.raises(ValueError):
+            py.dc_tree_create(*args)
+
+
 # --- ordered hypercube --------------------------------------------------------------------
 
 

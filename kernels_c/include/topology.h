@@ -44,6 +44,33 @@ typedef struct {
 /* The tree as `rank` sees it.  Needs 1 <= p and 0 <= rank, root < p. */
 void tuw_binomial_tree_create(int p, int rank, int root, tuw_binomial_tree *t);
 
+/* ---- divide and conquer (divide_conquer.c; HPC course report, TU Wien 2017, 2.2) ------
+ * A range [lo, hi) with subroot r splits at mid = lo + ceil((hi - lo) / 2); the half without
+ * r gets subroot mid (r left of mid) or mid - 1 (r right of it), r's child at depth d (round
+ * and tag); both halves split again until single processes remain.  Every subtree is a
+ * range of consecutive real ranks.  ceil(log2 p) rounds.
+ *   p = 6, root 2:  rank    0  1  2  3  4  5      children of 2: 3 (round 0, [3,6)),
+ *                   parent  1  2 -1  2  3  3                     1 (round 1, [0,2))
+ *                   round   2  1 -1  0  2  1      children of 3: 5 (round 1), 4 (round 2) */
+#define TUW_DC_MAX_CHILDREN 32
+
+typedef struct {
+    int rank;   /* the child: the subroot of the half [lo, hi)                      */
+    int round;  /* depth d of the split: round and tag of the edge                   */
+    int lo, hi; /* the child's subtree: ranks lo .. hi-1                             */
+} tuw_dc_edge;
+
+typedef struct {
+    int parent; /* rank of the parent, -1 at the root                                */
+    int round;  /* round (tag) of my edge to the parent, -1 at the root              */
+    int lo, hi; /* my subtree: ranks lo .. hi-1 ([0, p) at the root)                 */
+    int nchildren;
+    tuw_dc_edge child[TUW_DC_MAX_CHILDREN]; /* in increasing round: largest half first */
+} tuw_dc_tree;
+
+/* The tree as `rank` sees it.  Needs 1 <= p and 0 <= rank, root < p. */
+void tuw_dc_tree_create(int p, int rank, int root, tuw_dc_tree *t);
+
 /* ---- ordered hypercubes (ordered_hypercube.c; Träff 2017, Section 2, Lemmas 2.1-2.3) --
  * Cubes, fixed roots, partners with the rank p-1 rule, and the winner rule.  The tree
  * built from them by communicating is tuw_oh_construct (ordered_hypercube.h). */

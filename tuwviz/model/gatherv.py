@@ -48,6 +48,17 @@ then sends its own subtree to ``v - lowbit(v)``.  Every edge carries a message, 
 bytes: the tree ignores block sizes.  Tag = round ``k``.  Worst case (all blocks empty but
 the deepest one): ``ceil(log2 p) (alpha + beta m)`` for ``p`` a power of two.
 
+divide_conquer: halves of consecutive ranks
+-------------------------------------------
+The tree of :func:`~tuwviz.model.topology.divide_conquer.dc_tree_create` (HPC course
+report, TU Wien 2017, Section 2.2): the ranks split into halves, the half without the root
+gets a subroot next to the cut, recursively.  Every subtree is a range ``[lo, hi)`` of
+consecutive real ranks, so the root receives each half in place for any root (no
+reordering).  A rank receives its children's ranges, the latest round (smallest half)
+first, then sends its range to its parent; every edge carries a message, even of 0 bytes.
+Tag = the edge's round.  ``ceil(log2 p)`` rounds; the root's port carries
+``beta sum_{i != r} m_i``.
+
 tuw: Träff's linear-time ordered-hypercube tree
 -----------------------------------------------
 The tree construction of Lemma 2.3 (:mod:`tuwviz.model.ordered_hypercube`), then every
@@ -79,8 +90,9 @@ from . import ordered_hypercube as oh
 from .meta import StarMeta, TreeMeta
 from .program import Op, Recv, Schedule, Send
 from .topology.binomial import BinomialTree, binomial_tree_create, virtual_blocks
+from .topology.divide_conquer import DcTree, dc_tree_create
 
-__all__ = ["binomial", "linear", "tuw", "tuw_meta"]
+__all__ = ["binomial", "divide_conquer", "linear", "tuw", "tuw_meta"]
 
 # Collectives whose data flow is "every block to the root"; gather is gatherv with
 # padded (equal) blocks, see Problem.block_counts.
@@ -206,6 +218,70 @@ def binomial(problem: Problem) -> Schedule:
         if t.parent >= 0:
             prog.append(Send(t.parent, sub_bytes[i], t.round, blocks=_blocks(ranges[i])))
     return Schedule(problem.collective, "binomial", p, programs, problem, meta)
+
+
+def _dc_trees(p: int, root: int) -> list[DcTree]:
+    """The divide-and-conquer tree as every rank sees it, by rank."""
+    return [dc_tree_create(p, i, root) for i in range(p)]
+
+
+def _dc_meta(root: int, tree: list[DcTree], nbytes: list[int]) -> tuple[TreeMeta, list[int]]:
+    """``meta`` of the divide-and-conquer tree and the bytes of every rank's range."""
+    sub_bytes = [sum(nbytes[t.lo:t.hi]) for t in tree]
+    p = len(tree)
+    meta = TreeMeta(root=root, parent=[t.parent for t in tree],
+                    edge_bytes=[0 if i == root else sub_bytes[i] for i in range(p)],
+                    edge_sent=[i != root for i in range(p)],
+                    edge_iteration=[t.round for t in tree], fixed_exchanges=[],
+                    subtree_ranges=[[(t.lo, t.hi)] for t in tree])
+    return meta, sub_bytes
+
+
+def divide_conquer(problem: Problem) -> Schedule:
+    """Divide-and-conquer gather schedule for `problem` (TUW_Gather_divide_conquer).
+
+    Parameters
+    ----------
+    problem : Problem
+        A gather or gatherv problem.
+
+    Returns
+    -------
+    Schedule
+        Each rank receives its children's ranges, latest round first (tag = round), then
+        sends its own range ``[lo, hi)`` to its parent; every edge carries a message, even
+        of 0 bytes.
+
+    Raises
+    ------
+    ValueError
+        If `problem` is not a gather or gatherv problem.
+
+    Examples
+    --------
+    The example of ``kernels_c/gather/gather_divide_conquer.c``: ``p = 6``, root 2, one
+    int each.
+
+    >>> from tuwviz.problems import make_problem
+    >>> s = divide_conquer(make_problem("gather", p=6, distribution="same", b=1, root=2))
+    >>> s.messages(2), s.messages(3)
+    ([('recv', 1, 8), ('recv', 3, 12)], [('recv', 4, 4), ('recv', 5, 4), ('send', 2, 12)])
+    >>> from tuwviz.model import simulate
+    >>> simulate(s, alpha=1, beta=0).time      # rounds: ceil(log2 6)
+    3.0
+    """
+    nbytes = _check(problem, "divide_conquer")
+    p, root = problem.p, problem.root
+    tree = _dc_trees(p, root)
+    meta, sub_bytes = _dc_meta(root, tree, nbytes)
+    programs: list[list[Op]] = [[] for _ in range(p)]
+    for i, t in enumerate(tree):
+        prog = programs[i]
+        for e in reversed(t.children):
+            prog.append(Recv(e.rank, sub_bytes[e.rank], e.round, blocks=range(e.lo, e.hi)))
+        if t.parent >= 0:
+            prog.append(Send(t.parent, sub_bytes[i], t.round, blocks=range(t.lo, t.hi)))
+    return Schedule(problem.collective, "divide_conquer", p, programs, problem, meta)
 
 
 def tuw_meta(tree: oh.Tree) -> TreeMeta:

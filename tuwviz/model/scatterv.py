@@ -19,6 +19,14 @@ than one rank first receives the sizes (in bytes) of the rest of its subtree as 
 ``int64`` message (``8 (size - 1)`` bytes, ``kind="counts"``, same tag), then the data.  Every edge carries a
 data message, even of 0 bytes.  Tag = round ``k``.
 
+divide_conquer: halves of consecutive ranks
+-------------------------------------------
+The gather's divide-and-conquer tree (:func:`tuwviz.model.gatherv.divide_conquer`) run
+forwards: a rank receives its range ``[lo, hi)`` from its parent, then sends each child its
+half, earliest round (largest half) first.  The root sends straight from its buffer for
+any root.  Every edge carries a message, even of 0 bytes; all sizes are known (Scatter),
+so none are sent ahead.  Tag = the edge's round.
+
 tuw: Träff's linear-time ordered-hypercube tree
 -----------------------------------------------
 The tree construction of Lemma 2.3 with ``m_i`` = each rank's receive count, exactly as for
@@ -42,11 +50,11 @@ from __future__ import annotations
 
 from ..problems import Problem
 from . import ordered_hypercube as oh
-from .gatherv import _binomial_meta, _binomial_trees, _blocks, tuw_meta
+from .gatherv import _binomial_meta, _binomial_trees, _blocks, _dc_meta, _dc_trees, tuw_meta
 from .meta import StarMeta
 from .program import Op, Recv, Schedule, Send
 
-__all__ = ["COUNT_BYTES", "binomial", "binomial_regular", "linear", "tuw"]
+__all__ = ["COUNT_BYTES", "binomial", "binomial_regular", "divide_conquer", "linear", "tuw"]
 
 #: Bytes per entry of the binomial scatter's sizes messages (C ``int64_t``, ``MPI_INT64_T``:
 #: sizes in bytes, which may exceed an ``int`` where counts do not).
@@ -153,6 +161,48 @@ def _binomial(problem: Problem, name: str, counts_ahead: bool) -> Schedule:
                 prog.append(Send(c, COUNT_BYTES * (e.size - 1), e.round, kind="counts"))
             prog.append(Send(c, sub_bytes[c], e.round, blocks=_blocks(ranges[c])))
     return Schedule(problem.collective, name, p, programs, problem, meta)
+
+
+def divide_conquer(problem: Problem) -> Schedule:
+    """Divide-and-conquer scatter schedule for `problem` (TUW_Scatter_divide_conquer).
+
+    Parameters
+    ----------
+    problem : Problem
+        A scatter or scatterv problem.
+
+    Returns
+    -------
+    Schedule
+        Each non-root rank receives its range from its parent, then every rank sends its
+        children their halves, largest first (tag = round); every edge carries a message.
+
+    Raises
+    ------
+    ValueError
+        If `problem` is not a scatter or scatterv problem.
+
+    Examples
+    --------
+    The example of ``kernels_c/scatter/scatter_divide_conquer.c``: ``p = 6``, root 2.
+
+    >>> from tuwviz.problems import make_problem
+    >>> s = divide_conquer(make_problem("scatter", p=6, distribution="same", b=1, root=2))
+    >>> s.messages(2), s.messages(3)
+    ([('send', 3, 12), ('send', 1, 8)], [('recv', 2, 12), ('send', 5, 4), ('send', 4, 4)])
+    """
+    nbytes = _check(problem, "divide_conquer")
+    p, root = problem.p, problem.root
+    tree = _dc_trees(p, root)
+    meta, sub_bytes = _dc_meta(root, tree, nbytes)
+    programs: list[list[Op]] = [[] for _ in range(p)]
+    for i, t in enumerate(tree):
+        prog = programs[i]
+        if t.parent >= 0:
+            prog.append(Recv(t.parent, sub_bytes[i], t.round, blocks=range(t.lo, t.hi)))
+        for e in t.children:
+            prog.append(Send(e.rank, sub_bytes[e.rank], e.round, blocks=range(e.lo, e.hi)))
+    return Schedule(problem.collective, "divide_conquer", p, programs, problem, meta)
 
 
 def tuw(problem: Problem) -> Schedule:

@@ -8,6 +8,7 @@ and has no communicator; the kernels and the model schedules only execute what i
 Builders, C file (``kernels_c/topology/``) -> Python module (this package):
 
 * ``binomial.c`` -> :mod:`.binomial`: ``binomial_tree_create``;
+* ``divide_conquer.c`` -> :mod:`.divide_conquer`: ``dc_tree_create``;
 * ``ordered_hypercube.c`` -> :mod:`.ordered_hypercube`: ``oh_dims``, ``oh_cube``,
   ``oh_fixed_root``, ``oh_is_fixed_root``, ``oh_has_sibling``, ``oh_partner``,
   ``oh_right_wins``;
@@ -48,6 +49,7 @@ Examples
 from __future__ import annotations
 
 from .binomial import BinomialEdge, BinomialTree, binomial_tree_create, virtual_blocks
+from .divide_conquer import DcEdge, DcTree, dc_tree_create
 from .ordered_hypercube import (
     OhState,
     oh_cube,
@@ -73,9 +75,12 @@ __all__ = [
     "RING_SPREAD",
     "BinomialEdge",
     "BinomialTree",
+    "DcEdge",
+    "DcTree",
     "OhState",
     "allgatherv_block_elems",
     "binomial_tree_create",
+    "dc_tree_create",
     "oh_cube",
     "oh_dims",
     "oh_fixed_root",

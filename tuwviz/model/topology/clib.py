@@ -22,6 +22,7 @@ import ctypes
 from typing import Sequence
 
 from .binomial import BinomialEdge, BinomialTree
+from .divide_conquer import DcEdge, DcTree
 from .ordered_hypercube import OhState
 
 __all__ = ["CTopology"]
@@ -29,9 +30,10 @@ __all__ = ["CTopology"]
 _int, _ll, _double = ctypes.c_int, ctypes.c_longlong, ctypes.c_double
 _int_p, _ll_p = ctypes.POINTER(_int), ctypes.POINTER(_ll)
 
-#: ``TUW_BINOMIAL_MAX_CHILDREN`` in ``kernels_c/include/topology.h``.  C writes at most
-#: ceil(log2 p) <= 31 children, so the struct below is large enough whatever the header says.
-BINOMIAL_MAX_CHILDREN = 32
+#: ``TUW_BINOMIAL_MAX_CHILDREN`` (and ``TUW_DC_MAX_CHILDREN``) in
+#: ``kernels_c/include/topology.h``.  C writes at most ceil(log2 p) <= 31 children, so the
+#: structs below are large enough whatever the header says.
+MAX_CHILDREN = 32
 
 
 class _BinomialEdge(ctypes.Structure):
@@ -40,7 +42,16 @@ class _BinomialEdge(ctypes.Structure):
 
 class _BinomialTree(ctypes.Structure):
     _fields_ = [("parent", _int), ("round", _int), ("size", _int), ("nchildren", _int),
-                ("child", _BinomialEdge * BINOMIAL_MAX_CHILDREN)]
+                ("child", _BinomialEdge * MAX_CHILDREN)]
+
+
+class _DcEdge(ctypes.Structure):
+    _fields_ = [("rank", _int), ("round", _int), ("lo", _int), ("hi", _int)]
+
+
+class _DcTree(ctypes.Structure):
+    _fields_ = [("parent", _int), ("round", _int), ("lo", _int), ("hi", _int),
+                ("nchildren", _int), ("child", _DcEdge * MAX_CHILDREN)]
 
 
 class _OhState(ctypes.Structure):
@@ -70,6 +81,7 @@ class CTopology:
         state_p = ctypes.POINTER(_OhState)
         for name, restype, argtypes in [
             ("tuw_binomial_tree_create", None, [_int, _int, _int, ctypes.POINTER(_BinomialTree)]),
+            ("tuw_dc_tree_create", None, [_int, _int, _int, ctypes.POINTER(_DcTree)]),
             ("tuw_oh_dims", _int, [_int]),
             ("tuw_oh_cube", None, [_int, _int, _int, _int_p, _int_p]),
             ("tuw_oh_fixed_root", _int, [_int, _int, _int]),
@@ -91,6 +103,13 @@ class CTopology:
         children = tuple(BinomialEdge(e.rank, e.round, e.first, e.size)
                          for e in t.child[:t.nchildren])
         return BinomialTree(t.parent, t.round, t.size, children)
+
+    # ---- divide_conquer.c
+    def dc_tree_create(self, p: int, rank: int, root: int) -> DcTree:
+        t = _DcTree()
+        self.lib.tuw_dc_tree_create(p, rank, root, ctypes.byref(t))
+        children = tuple(DcEdge(e.rank, e.round, e.lo, e.hi) for e in t.child[:t.nchildren])
+        return DcTree(t.parent, t.round, t.lo, t.hi, children)
 
     # ---- ordered_hypercube.c
     def oh_dims(self, p: int) -> int:
