@@ -95,7 +95,7 @@ def test_a_wrong_kernel_is_caught_and_located(broken_linear):
     assert m["blocks"] in ([0, 1, 2], [0, 1, 2, 3]) and 6 <= m["elements"] <= 8
     text = report.table()
     assert ("FAIL gatherv/linear: wrong in every case (1 cases); first: p=4 root=3 dist=same "
-            "b=2: at rank 3: rank 0's block, element 0: expected ") in text
+            "b=2: at rank 3: rank 0's block, element 0 (byte 0 of the buffer): expected ") in text
 
 
 def _kernel_copy(tmp_path, monkeypatch, *edits: tuple[str, str]):
@@ -124,10 +124,10 @@ def test_mismatches_are_grouped_and_told_in_elements(tmp_path, monkeypatch, cli)
     # one line for the algorithm, whatever the number of failing cases
     assert fails == [
         "FAIL gatherv/linear: wrong for every case with p >= 3 and root != 0 (4 of 9 cases); "
-        "first: p=3 root=1 dist=same b=5: at rank 1: rank 0's block, element 0: expected "
+        "first: p=3 root=1 dist=same b=5: at rank 1: rank 0's block, element 0 (byte 0 of the buffer): expected "
         f"{_first_element(3, 0)}, got 1515870810 (never written); 11 of 15 int elements "
         "differ, in the blocks of ranks 0-2"], r.stdout
-    assert "byte" not in r.stdout
+    assert "bytes differ" not in r.stdout  # told in elements (with the byte offset), not bytes
     # --json keeps every case, element by element
     r = cli("verify", "--np", "1-4", "--collective", "gatherv", "--algorithms", "linear",
             "--dist", "same", "--b", "5", "--types", "same", "--json")

@@ -34,6 +34,8 @@ examples:
   tuwviz guidelines r.csv --html r.html
   tuwviz model gatherv linear --np 8 --dist random --b 100 --json
   tuwviz lab
+  tuwviz assignment new gather-scatter my_work      # a course workspace to edit
+  tuwviz grade my_work                              # build, check against the library
 """
 
 
@@ -307,6 +309,48 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--max-messages", type=_int_type(1), default=MAX_MESSAGES,
                     help=f"refuse schedules estimated to have more messages (default "
                          f"{MAX_MESSAGES:,}, or TUWVIZ_MAX_MODEL_MESSAGES)")
+    common(sp)
+
+    from .assignment import ASSIGNMENTS
+    from .grade import GRADE_BS, GRADE_PS, STALL_LIMIT as GRADE_STALL
+
+    sp = sub.add_parser(
+        "assignment", help="create a course assignment's workspace (C templates, README)",
+        description="Create the workspace of a course assignment in a new directory: C files "
+                    "with the exact MPI signatures and TODO markers, the algorithms.toml rows "
+                    "naming their functions, and a README. Edit the C files, then run "
+                    "'tuwviz grade DIR'. The workspace is compiled together with tuwviz's own "
+                    "kernels (TUWVIZ_WORKSPACE=DIR); nothing of tuwviz is copied or edited.",
+    )
+    asub = sp.add_subparsers(dest="action", metavar="ACTION", required=True,
+                             help="new: create a workspace")
+    ap = asub.add_parser("new", help="create a workspace",
+                         description="Create a new workspace; an existing directory must be "
+                                     "empty (nothing is overwritten).")
+    ap.add_argument("name", help=f"the assignment: {', '.join(ASSIGNMENTS)}")
+    ap.add_argument("directory", help="the workspace to create (new or empty)")
+
+    sp = sub.add_parser(
+        "grade", help="grade a workspace: build, then check each kernel against the MPI library",
+        description="Grade the kernels of a workspace (tuwviz assignment new): compile them with "
+                    "tuwviz's kernels (a compile error shows the compiler's file:line), then "
+                    "run each against the MPI library's collective on real MPI ranks: many p, "
+                    "roots 0, 2 and p-1, block sizes 0, 1 and large, int and double, datatypes "
+                    "with gaps, other types at the root, MPI_IN_PLACE. A hang is stopped after "
+                    "--stall-limit seconds without progress; a crash names the rank and signal. "
+                    "Results go to DIR/grade/result.json and result.csv. Exit status 0 if every "
+                    "check passed, 1 if one failed.",
+    )
+    sp.add_argument("directory", help="the workspace")
+    sp.add_argument("--np", default=",".join(map(str, GRADE_PS)),
+                    help=f"process counts (default {','.join(map(str, GRADE_PS))})")
+    sp.add_argument("--b", default=",".join(map(str, GRADE_BS)),
+                    help=f"block sizes in elements (default {','.join(map(str, GRADE_BS))})")
+    sp.add_argument("--stall-limit", type=_seconds, default=GRADE_STALL, metavar="SECONDS",
+                    help=f"stop a kernel that makes no progress for this long as hung "
+                         f"(default {GRADE_STALL:g})")
+    sp.add_argument("--no-memory", action="store_true",
+                    help="skip the AddressSanitizer run (out-of-bounds reads and writes)")
     common(sp)
 
     sp = sub.add_parser(
@@ -593,8 +637,27 @@ def cmd_lab(args) -> int:
         reaper.forget(proc.pid)
 
 
+def cmd_assignment(args) -> int:
+    from .assignment import new
+
+    ws = new(args.name, args.directory)
+    print(f"created {ws}: edit its C files, then run: tuwviz grade {args.directory}")
+    return 0
+
+
+def cmd_grade(args) -> int:
+    from .grade import grade
+
+    report = grade(args.directory, _np_list(args.np), _b_list(args.b),
+                   stall_limit=args.stall_limit, progress=not args.json and sys.stderr.isatty(),
+                   memory=not args.no_memory)
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
+    return 0 if report.ok else 1
+
+
 COMMANDS = {"list": cmd_list, "verify": cmd_verify, "bench": cmd_bench,
-            "guidelines": cmd_guidelines, "model": cmd_model, "lab": cmd_lab}
+            "guidelines": cmd_guidelines, "model": cmd_model, "lab": cmd_lab,
+            "assignment": cmd_assignment, "grade": cmd_grade}
 
 
 class _Terminated(KeyboardInterrupt):

@@ -262,8 +262,8 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     cmd = [*launcher, "-n", str(nranks), sys.executable, "-m", "tuwviz.worker", task]
     record_launch("mpiexec", nranks)
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                env=env, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)  # bytes: read with os.read below
     except BaseException:
         watch.close()
         os.unlink(task)
@@ -280,8 +280,24 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
         last = time.monotonic()
+        # lines read from the pipe but not handled yet: select() sees only the pipe, so
+        # lines that arrived together must not wait in a buffer for more output (a result
+        # followed by a hang would be reported as still running)
+        lines: deque[str] = deque()
+        partial = b""
         while True:
-            if not sel.select(timeout=0.5):
+            if not lines and partial is not None:
+                if sel.select(timeout=0.5):
+                    chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                    if chunk:
+                        *complete, partial = (partial + chunk).split(b"\n")
+                    else:  # end of output: the job ended
+                        complete, partial = ([partial] if partial else []), None
+                    lines.extend(c.decode(errors="replace") + "\n" for c in complete)
+                    continue
+            elif not lines:
+                break
+            if not lines:
                 if watch.dead():
                     # end the job, but read what the ranks wrote before: a rank that raised
                     # reports its error, then aborts, and the others die after it; the
@@ -295,9 +311,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                     raise _with_case(_stalled(silent, hellos, time.monotonic() - last),
                                      cases, finished)
                 continue
-            line = proc.stdout.readline()
-            if not line:
-                break
+            line = lines.popleft()
             last = time.monotonic()
             msg = _parse(line)
             if msg is None:
@@ -325,7 +339,9 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                 tail = " | ".join(l.strip() for l in output.strip().splitlines()[-3:])
                 raise _StartupFailed(f"exit code {proc.returncode}: {tail}")
         dead = watch.dead()
-        if dead and error is None:
+        # a rank that died takes precedence over one that the launcher then interrupted
+        # (its KeyboardInterrupt is the consequence, not the cause)
+        if dead and (error is None or error["type"] == "KeyboardInterrupt"):
             rank = dead[0]
             pid = hellos.get(rank, {}).get("pid", "?")
             how = out.how(rank)
@@ -416,8 +432,10 @@ def key_lines(lines: list[str], n: int = OUTPUT_LINES) -> list[str]:
     report = lines[start:]
     summary = [l for l in report if l.lstrip().startswith("SUMMARY:")]
     frames = [l for l in report[1:] if re.match(r"\s*#\d+ ", l)]
-    # the top frame, then the kernels' own frames (the ones a student can fix)
-    ours = [l for l in frames[1:] if "libtuwviz" in l or "TUW_" in l or "tuw_" in l]
+    # the top frame, then the kernels' own frames (the ones a student can fix): in the
+    # library, or at a C source line outside the sanitizer (a workspace's my_gather.c:86)
+    ours = [l for l in frames[1:] if "libtuwviz" in l or "TUW_" in l or "tuw_" in l
+            or (re.search(r"\.c:\d+", l) and not re.search(r"libsanitizer|Python|/Objects/", l))]
     frames = frames[:1] + ours if ours else frames
     return [report[0], *frames[:n - 2], *summary[:1]]
 

@@ -45,7 +45,7 @@ __all__ = [
     "verify_variants",
 ]
 
-_PACKAGE = load_table(KERNELS_DIR)  # the shipped table; a student's may add rows
+_PACKAGE = load_table(KERNELS_DIR, workspace=False)  # the shipped table; a workspace may add rows
 
 #: Cost model of the Eq. (2) block-size estimate, the same defaults as the C kernels'
 #: ``TUW_DEFAULT_ALPHA``/``TUW_DEFAULT_BETA`` (checked when the library loads): 1 µs per

@@ -9,6 +9,13 @@ copy), and everything else is derived from it: the C registry (generated at buil
 (:mod:`tuwviz.params`), :data:`tuwviz.model.SCHEDULES`, and the tests that iterate over its
 rows.  Adding an algorithm is one C file, one ``[[algorithm]]`` row and one model builder.
 
+A *workspace* adds rows without copying or editing the package: a directory with its own
+``algorithms.toml`` (rows, and parameters of its own if any) and C files, named by the
+``TUWVIZ_WORKSPACE`` environment variable (:func:`workspace_dir`; ``tuwviz assignment new``
+makes one for a course).  Its rows come after the kernels' own, its C files are compiled
+into the same library, and its model files are found relative to its table.  A row may
+not take the name of one of the package's.
+
 Reading the table needs no MPI and no compiler; :func:`tuwviz.kernels.load` checks that the
 compiled library holds the same rows, in the same order, and says which one differs.
 
@@ -31,8 +38,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -51,9 +59,15 @@ __all__ = [
     "Row",
     "Table",
     "TableError",
+    "WORKSPACE_VAR",
     "load_table",
     "table_path",
+    "workspace_dir",
 ]
+
+#: Environment variable naming a workspace: a directory whose ``algorithms.toml`` rows and
+#: C files are added to the kernels' own (MPI ranks and engines inherit it).
+WORKSPACE_VAR = "TUWVIZ_WORKSPACE"
 
 #: Restrictions a row may declare, with what they mean.
 RESTRICTIONS = {
@@ -462,20 +476,30 @@ class Table:
 _cache: dict[Path, tuple[float, Table]] = {}
 
 
-def load_table(kernels_dir: str | Path | None = None) -> Table:
-    """Read (and cache) the algorithm table of `kernels_dir` (default: the built kernels).
+def workspace_dir() -> Path | None:
+    """The workspace ``TUWVIZ_WORKSPACE`` names, or None if it is unset or empty.
 
     Raises
     ------
     TableError
-        With the file, row and field of a malformed entry.
+        If it is set to something that is not a directory.
     """
-    path = table_path(kernels_dir).resolve()
+    value = os.environ.get(WORKSPACE_VAR, "").strip()
+    if not value:
+        return None
+    path = Path(value).expanduser().resolve()
+    if not path.is_dir():
+        raise TableError(f"{WORKSPACE_VAR}={value}: no such directory (a workspace is a "
+                         f"directory with an algorithms.toml, e.g. from 'tuwviz assignment new')")
+    return path
+
+
+def _read(path: Path) -> Table:
     try:
         mtime = path.stat().st_mtime
     except FileNotFoundError:
-        raise TableError(f"no algorithm table at {path}: every kernels directory needs an "
-                         f"algorithms.toml (copy the one in tuwviz's kernels_c/)") from None
+        raise TableError(f"no algorithm table at {path}: every kernels directory and workspace "
+                         f"needs an algorithms.toml (see tuwviz's kernels_c/)") from None
     hit = _cache.get(path)
     if hit and hit[0] == mtime:
         return hit[1]
@@ -486,6 +510,42 @@ def load_table(kernels_dir: str | Path | None = None) -> Table:
     table = _parse(data, path)
     _cache[path] = (mtime, table)
     return table
+
+
+def load_table(kernels_dir: str | Path | None = None, workspace: bool = True) -> Table:
+    """Read (and cache) the algorithm table of `kernels_dir` (default: the built kernels).
+
+    With `workspace` (the default), the rows of the workspace :func:`workspace_dir` names,
+    if any, follow the kernels' own.
+
+    Raises
+    ------
+    TableError
+        With the file, row and field of a malformed entry, or a workspace row whose name
+        the kernels' table already has.
+    """
+    table = _read(table_path(kernels_dir).resolve())
+    extra = workspace_dir() if workspace else None
+    if extra is None:
+        return table
+    return _merged(table, _read(table_path(extra).resolve()))
+
+
+def _merged(base: Table, extra: Table) -> Table:
+    """`base` with `extra`'s rows after its own (indices continued) and its parameters."""
+    params = dict(base.parameters)
+    for name, q in extra.parameters.items():
+        if name in params and params[name] != q:
+            raise TableError(f"{extra.path}: [parameter.{name}] is already defined by "
+                             f"{base.path}; give the workspace's parameter another name")
+        params[name] = q
+    rows = list(base)
+    for r in extra:
+        if any(r.key == b.key for b in base):
+            raise TableError(f"{extra.path}: algorithm {r.collective}/{r.name} is already one "
+                             f"of tuwviz's ({base.path}); give it another name")
+        rows.append(replace(r, index=len(rows)))
+    return Table(rows, params, base.path)
 
 
 _PARAM_KEYS = {"type", "help", "setter", "default", "min", "max", "above", "choices"}

@@ -37,14 +37,14 @@ from .collectives import COLLECTIVES, collective
 from .launch import check_ranks, mpiexec_backend, run_mpiexec
 from .params import label, verify_variants
 from .launch import MAX_RANKS
-from .problems import MAX_COUNT, check_buffer, check_int, make_problem
+from .problems import DATATYPES, MAX_COUNT, check_buffer, check_int, make_problem
 from .sweep import MAX_CASES, Backend, distributions, int_values, parse_names, roots_for
 from .typepairs import check_pairs, pairs_for
 
 #: What the message of a too-large p says to raise the limit.
 RANKS_HINT = " ranks (the limit of this machine; set TUWVIZ_MAX_RANKS to raise it)"
 
-__all__ = ["VerifyReport", "verify", "verify_cases", "DEFAULT_B", "describe_failure",
+__all__ = ["VerifyReport", "run_verify", "verify", "verify_cases", "DEFAULT_B", "describe_failure",
            "describe_group", "describe_mismatch"]
 
 #: Average block sizes verified by default: all-empty blocks, single elements, and an odd
@@ -262,7 +262,7 @@ def describe_mismatch(m: dict) -> str:
     >>> describe_mismatch({"rank": 2, "block": 0, "element": 0, "index": 0, "expected": 5,
     ...     "got": 1515870810, "never_written": True, "differing_elements": 8,
     ...     "elements": 8, "blocks": [0, 1, 2, 3], "datatype": "int"})
-    "at rank 2: rank 0's block, element 0: expected 5, got 1515870810 (never written); 8 of 8 int elements differ, in the blocks of ranks 0-3"
+    "at rank 2: rank 0's block, element 0 (byte 0 of the buffer): expected 5, got 1515870810 (never written); 8 of 8 int elements differ, in the blocks of ranks 0-3"
     """
     if "byte" in m:  # a datatype-pair case: bytes, gaps included, in the pair's layout
         where = "a gap between blocks" if m["block"] is None else f"rank {m['block']}'s block"
@@ -272,7 +272,9 @@ def describe_mismatch(m: dict) -> str:
                 f"{m['differing_bytes']} of {m['bytes']} bytes differ")
     where = "the result" if m["block"] is None else f"rank {m['block']}'s block"
     never = " (never written)" if m.get("never_written") else ""
-    text = (f"at rank {m['rank']}: {where}, element {m['element']}: expected {m['expected']}, "
+    size = DATATYPES.get(m.get("datatype", ""))
+    byte = f" (byte {m['index'] * size} of the buffer)" if size and m.get("index") is not None else ""
+    text = (f"at rank {m['rank']}: {where}, element {m['element']}{byte}: expected {m['expected']}, "
             f"got {m['got']}{never}; {m['differing_elements']} of {m['elements']} "
             f"{m.get('datatype', '')} elements differ".replace("  ", " "))
     if len(m.get("blocks", [])) > 1:
@@ -430,9 +432,24 @@ def verify(
         check_ranks(max(int_values("ps", ps, lo=1, hi=MAX_RANKS, hint=RANKS_HINT)))
         backend = mpiexec_backend(stall_limit)
     cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed, types)
-    report = VerifyReport()
+    return run_verify(cases, backend, progress)
+
+
+def run_verify(cases: list[dict], backend: Backend | None = None, progress: bool = False,
+               stall_limit: float | None = None) -> VerifyReport:
+    """Run verification cases (as :func:`verify_cases` makes them) and report each.
+
+    The seam for sweeps other than verify's own, e.g. the course grader's
+    (:mod:`tuwviz.grade`): any list of ``mode="verify"`` cases, with ``problem`` of any
+    datatype and optional ``types`` pairs.  `backend`, `progress` and `stall_limit` are
+    :func:`verify`'s; the errors too (a :class:`RankFailure` carries the report so far).
+    """
     if not cases:
         raise ValueError("empty selection: nothing to verify")
+    if backend is None:
+        check_ranks(max(c["problem"]["p"] for c in cases))
+        backend = mpiexec_backend(stall_limit)
+    report = VerifyReport()
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(cases), desc="verify", disable=not progress, unit="case")
@@ -448,7 +465,7 @@ def verify(
         bar.update()
 
     try:
-        (backend or run_mpiexec)(max(c["problem"]["p"] for c in cases), cases, on_result)
+        backend(max(c["problem"]["p"] for c in cases), cases, on_result)
     except TuwvizError as exc:
         # the cases finished before it stay available: the CLI prints them, a notebook
         # finds them on the exception

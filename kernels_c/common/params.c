@@ -114,6 +114,13 @@ const char *tuw_last_error(void) { return last_error; }
 
 void tuw_clear_error(void) { last_error[0] = '\0'; }
 
+int tuw_not_written(const char *function)
+{
+    snprintf(last_error, sizeof last_error,
+             "%s is not written yet: fill in the TODO markers of its C file", function);
+    return MPI_ERR_OTHER;
+}
+
 /* ---- agreement across ranks ------------------------------------------------------------ */
 
 /* One rank's settings as compared; doubles compared bit for bit (a value set from the same

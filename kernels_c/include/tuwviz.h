@@ -213,6 +213,9 @@ void tuw_reset_params(void); /* all defaults, node map cleared */
 int tuw_check_params(MPI_Comm comm);
 /* Text of the last error tuw_check_params found ("" if none); tuw_clear_error empties it. */
 const char *tuw_last_error(void);
+/* What an assignment's template returns until the student writes the kernel: sets the
+ * last error to "<function> is not written yet: ..." and returns MPI_ERR_OTHER. */
+int tuw_not_written(const char *function);
 void tuw_clear_error(void);
 
 /* ---- trace (kernels_c/common/p2p.c) ----------------------------------------------------- */
