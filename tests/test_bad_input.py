@@ -46,6 +46,15 @@ NO_RANKS = [  # (argv, exit status, regex of the message after "error: ")
     ("verify --np 2 --roots -1", 2, r"--roots must be at least 0"),
     ("verify --np 2 --types root-vectr", 2, r"unknown datatype pair 'root-vectr'; valid pairs: same, "),
     ("verify --np 2 --collective allreduce --types in-place", 2, r"do not apply to allreduce"),
+    # ---- assignment, grade
+    ("assignment new gather-scater /tmp/x", 2, r"unknown assignment 'gather-scater'; valid: gather-scatter"),
+    ("assignment", 2, r"the following arguments are required: ACTION"),
+    ("assignment old gather-scatter /tmp/x", 2, r"invalid choice: 'old'"),
+    ("grade /nonexistent/ws", 2, r"/nonexistent/ws is no workspace: it has no algorithms.toml"),
+    ("grade /tmp --np 0", 2, r"--np must be at least 1"),
+    ("grade /tmp --opt-np 9-1", 2, r"--opt-np: reversed range"),
+    ("grade /tmp --b -1", 2, r"--b must be at least 0"),
+    ("grade /tmp --stall-limit 0", 2, r"--stall-limit"),
     # ---- bench
     ("bench foo", 2, r"unknown collective 'foo'"),
     ("bench gatherv --algorithms foo", 2, r"unknown algorithm 'foo' for gatherv; valid"),

@@ -117,6 +117,28 @@ def test_the_reference_solutions_pass(tmp_path, monkeypatch):
     assert len(saved) == 1 + len(report.optimality)
 
 
+def test_a_folder_of_submissions_is_graded_one_by_one(tmp_path, cli):
+    folder = tmp_path / "course"
+    good = new("gather-scatter", folder / "alice")
+    (good / "my_gather.c").write_text(_kernel("gather/gather_binomial.c", "MY_Gather"))
+    (good / "my_scatter.c").write_text(_kernel("scatter/scatter_divide_conquer.c", "MY_Scatter"))
+    new("gather-scatter", folder / "bob")  # handed in the template
+    broken = new("gather-scatter", folder / "carol")
+    (broken / "my_scatter.c").write_text("int MY_Scatter(void) { return 0 }\n")  # no build
+    (folder / "notes").mkdir()  # not a workspace: left alone
+    r = cli("grade", str(folder), "--np", "1-3", "--b", "1", "--opt-np", "2,3", "--no-memory")
+    assert r.returncode == 1, r.stdout + r.stderr
+    with open(folder / "grades.csv", newline="") as f:
+        rows = {row["submission"]: row for row in csv.DictReader(f)}
+    assert list(rows) == ["alice", "bob", "carol"]
+    assert rows["alice"]["ok"] == "True" and rows["alice"]["passed"] == rows["alice"]["checks"]
+    assert rows["bob"]["ok"] == "False" and "correctness: gather/mine" in rows["bob"]["failed"]
+    assert rows["carol"]["failed"].startswith("build") and rows["carol"]["passed"] == "0"
+    assert "1 of 3 submissions passed every check" in r.stdout
+    # each submission's own results are in its workspace
+    assert json.loads((good / "grade" / "result.json").read_text())["ok"] is True
+
+
 # The broken kernels: (row name, collective, reference file, edits, what the grade says);
 # the stage is correctness unless the name says otherwise
 BROKEN = [

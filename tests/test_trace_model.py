@@ -52,7 +52,10 @@ def sweep_runs(collective, algorithm, ps, roots, rotate):
     runs, seen = [], set()
     for p in ps:
         rs = list(roots(p)) if rooted else [0]
-        for k, d in enumerate(default_distributions(collective)):
+        dists = default_distributions(collective)
+        # rotating: as many turns as distributions or roots, whichever are more
+        for k in range(max(len(dists), len(rs)) if rotate else len(dists)):
+            d = dists[k % len(dists)]
             for b in (0, 3):
                 for r in ([rs[k % len(rs)]] if rotate else rs):
                     pr = make_problem(collective, p, d, b, root=r, seed=p)

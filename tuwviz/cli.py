@@ -149,14 +149,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message}{hint}\n")
 
 
-def _np_list(text: str) -> list[int]:
-    """``--np`` of verify and bench: at most the machine's rank limit, checked while
+def _np_list(text: str, name: str = "--np") -> list[int]:
+    """``--np`` of verify, bench and grade: at most the machine's rank limit, checked while
     parsing (``1-10000000`` fails at once)."""
     from .launch import MAX_RANKS
     from .sweep import parse_int_list
     from .verify import RANKS_HINT
 
-    return parse_int_list(text, name="--np", lo=1, hi=MAX_RANKS, hint=RANKS_HINT)
+    return parse_int_list(text, name=name, lo=1, hi=MAX_RANKS, hint=RANKS_HINT)
 
 
 def _b_list(text: str) -> list[int]:
@@ -197,7 +197,9 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--collective", help="comma-separated collectives (default: all)")
     sp.add_argument("--algorithms", help="comma-separated algorithm names (default: all)")
     sp.add_argument("--dist", help=f"comma-separated distributions (default: all six of the "
-                                   f"collective's paper; known: {dists})")
+                                   f"collective's paper for Gatherv, Scatterv, Allgatherv; the "
+                                   f"first alone for collectives with equal blocks, whose b "
+                                   f"--b varies; known: {dists})")
     sp.add_argument("--b", default="0,1,17",
                     help="block sizes b in elements: the gatherv paper's average b, the allgatherv "
                          "paper's base count c (default 0,1,17). Tuning parameters (e.g. the "
@@ -312,7 +314,7 @@ def _parser() -> argparse.ArgumentParser:
     common(sp)
 
     from .assignment import ASSIGNMENTS
-    from .grade import GRADE_BS, GRADE_PS, STALL_LIMIT as GRADE_STALL
+    from .grade import GRADE_BS, GRADE_PS, OPTIMALITY_PS, STALL_LIMIT as GRADE_STALL
 
     sp = sub.add_parser(
         "assignment", help="create a course assignment's workspace (C templates, README)",
@@ -341,7 +343,9 @@ def _parser() -> argparse.ArgumentParser:
                     "Results go to DIR/grade/result.json and result.csv. Exit status 0 if every "
                     "check passed, 1 if one failed.",
     )
-    sp.add_argument("directory", help="the workspace")
+    sp.add_argument("directory", help="the workspace, or a folder of submissions (workspaces "
+                                      "as subdirectories: each graded in its own process, "
+                                      "a summary in FOLDER/grades.csv)")
     sp.add_argument("--np", default=",".join(map(str, GRADE_PS)),
                     help=f"process counts (default {','.join(map(str, GRADE_PS))})")
     sp.add_argument("--b", default=",".join(map(str, GRADE_BS)),
@@ -349,6 +353,9 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--stall-limit", type=_seconds, default=GRADE_STALL, metavar="SECONDS",
                     help=f"stop a kernel that makes no progress for this long as hung "
                          f"(default {GRADE_STALL:g})")
+    sp.add_argument("--opt-np", default=",".join(map(str, OPTIMALITY_PS)),
+                    help=f"process counts whose messages are recorded for the optimality checks "
+                         f"(default {','.join(map(str, OPTIMALITY_PS))})")
     sp.add_argument("--no-memory", action="store_true",
                     help="skip the AddressSanitizer run (out-of-bounds reads and writes)")
     common(sp)
@@ -646,11 +653,25 @@ def cmd_assignment(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from .grade import grade
+    from .grade import grade, grade_folder, submissions
+    from .report import text_table
+    from .table import table_path
 
-    report = grade(args.directory, _np_list(args.np), _b_list(args.b),
-                   stall_limit=args.stall_limit, progress=not args.json and sys.stderr.isatty(),
-                   memory=not args.no_memory)
+    # every value is checked here, before any submission is graded
+    ps, bs, opt_ps = _np_list(args.np), _b_list(args.b), _np_list(args.opt_np, "--opt-np")
+    target = Path(args.directory)
+    if target.is_dir() and not table_path(target).is_file() and submissions(target):
+        options = ["--np", args.np, "--b", args.b, "--opt-np", args.opt_np,
+                   "--stall-limit", str(args.stall_limit),
+                   *(["--no-memory"] if args.no_memory else [])]
+        rows = grade_folder(target, options, progress=not args.json)
+        print(json.dumps(rows, indent=2) if args.json else
+              text_table(rows) + f"\n{sum(r['ok'] for r in rows)} of {len(rows)} submissions "
+              f"passed every check; summary in {target / 'grades.csv'}")
+        return 0 if all(r["ok"] for r in rows) else 1
+    report = grade(target, ps, bs, stall_limit=args.stall_limit,
+                   progress=not args.json and sys.stderr.isatty(), memory=not args.no_memory,
+                   opt_ps=opt_ps)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
     return 0 if report.ok else 1
 

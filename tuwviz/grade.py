@@ -25,6 +25,8 @@ grades every row its ``algorithms.toml`` adds, in stages:
 
 The results are written as they come to ``DIR/grade/result.json`` and
 ``DIR/grade/result.csv`` (one line per check), so a teacher can collect them.
+:func:`grade_folder` (``tuwviz grade FOLDER``) grades every workspace in a folder of
+submissions, each in its own process, and writes ``FOLDER/grades.csv``.
 
 Examples
 --------
@@ -41,6 +43,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import subprocess
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +57,7 @@ from .table import WORKSPACE_VAR, TableError, table_path
 from .typepairs import pairs_for
 
 __all__ = ["GRADE_BS", "GRADE_PS", "MEMORY_BS", "MEMORY_PS", "GradeReport", "grade",
-           "grade_cases"]
+           "grade_cases", "grade_folder", "submissions"]
 
 #: Process counts graded: every p up to 17, then larger ones, powers of two and not.
 GRADE_PS = (*range(1, 18), 24, 32, 33)
@@ -264,6 +268,76 @@ def grade(workspace: str | Path, ps: Iterable[int] = GRADE_PS, bs: Iterable[int]
                                  f"p = {_span(list(memory_ps))}, b = "
                                  f"{', '.join(map(str, MEMORY_BS))}, every datatype pair")
     return report
+
+
+def submissions(folder: str | Path) -> list[Path]:
+    """The workspaces in `folder`: its subdirectories with an ``algorithms.toml``, by name."""
+    folder = Path(folder).expanduser().resolve()
+    return sorted(d for d in folder.iterdir() if d.is_dir() and table_path(d).is_file())
+
+
+def grade_folder(folder: str | Path, options: list[str] = (),
+                 progress: bool = False) -> list[dict]:
+    """Grade every submission in `folder`, each in its own ``tuwviz grade`` process.
+
+    One submission that fails to build, hangs or crashes does not stop the others: its
+    own grader stops it and the next one starts.  Each submission's checks are in its
+    ``grade/`` as with :func:`grade`; one summary row per submission (``submission, ok,
+    passed, checks, failed``: the names of the failed checks) goes to
+    ``FOLDER/grades.csv``, rewritten after each submission.
+
+    Parameters
+    ----------
+    folder : str or Path
+        A directory whose subdirectories are workspaces (:func:`submissions`).
+    options : list of str
+        ``tuwviz grade`` options for every submission, e.g. ``["--np", "1-8"]``.
+    progress : bool
+        Print one line per submission as it starts.
+
+    Raises
+    ------
+    ValueError
+        If `folder` holds no workspace.
+    """
+    from . import reaper
+
+    folder = Path(folder).expanduser().resolve()
+    subs = submissions(folder)
+    if not subs:
+        raise ValueError(f"{folder} holds no workspace (no subdirectory with an algorithms.toml)")
+    rows: list[dict] = []
+    for k, sub in enumerate(subs):
+        if progress:
+            print(f"[{k + 1}/{len(subs)}] grading {sub.name} ...", file=sys.stderr, flush=True)
+        cmd = [sys.executable, "-m", "tuwviz.cli", "grade", str(sub), "--json", *options]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        reaper.watch(proc.pid)
+        try:
+            out, err = proc.communicate()
+        finally:
+            if proc.poll() is None:  # interrupted: the grader ends its own runs on SIGTERM
+                proc.terminate()
+                proc.wait()
+            reaper.forget(proc.pid)
+        try:
+            result = json.loads(out)
+            checks = result["checks"]
+        except (ValueError, KeyError):
+            why = (err.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+            result, checks = {"ok": False}, [{"stage": "grader", "check": why, "ok": False}]
+        failed = [f"{c['stage']}: {c.get('collective', '')}/{c.get('algorithm', '')} "
+                  f"{c['check']}".replace(": / ", ": ") for c in checks if not c["ok"]]
+        rows.append({"submission": sub.name, "ok": bool(result.get("ok")),
+                     "passed": sum(bool(c["ok"]) for c in checks), "checks": len(checks),
+                     "failed": "; ".join(failed)})
+        tmp = folder / "grades.csv.tmp"
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        os.replace(tmp, folder / "grades.csv")
+    return rows
 
 
 def _optimality(report: GradeReport, row, correct: bool, ps: list[int],

@@ -226,15 +226,20 @@ _ALLGATHER_FAMILY = ("allgather", "allgatherv")
 def default_distributions(collective_name: str) -> tuple[str, ...]:
     """The distributions of the paper that studies `collective_name`, for default sweeps.
 
+    A regular collective (Gather, Scatter, Allgather, the reductions) has equal blocks:
+    every distribution would only change their size b, which sweeps vary by themselves,
+    so its default is the first distribution alone (``same``, or ``regular``).
+
     Examples
     --------
     >>> default_distributions("allgatherv")[:3]
     ('regular', 'broadcast', 'spike')
-    >>> default_distributions("scatterv")[0]
-    'same'
+    >>> default_distributions("scatterv")[0], default_distributions("gather")
+    ('same', ('same',))
     """
-    name = collective_info(collective_name).name
-    return PAPER_DISTRIBUTIONS["allgatherv" if name in _ALLGATHER_FAMILY else "gatherv"]
+    info = collective_info(collective_name)
+    dists = PAPER_DISTRIBUTIONS["allgatherv" if info.name in _ALLGATHER_FAMILY else "gatherv"]
+    return dists if info.irregular else dists[:1]
 
 
 def normalize_distribution(name: str) -> str:
