@@ -279,7 +279,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     try:
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
-        last = time.monotonic()
+        last = watch.clock()  # not time.monotonic(): a paused machine is not a hung run
         # lines read from the pipe but not handled yet: select() sees only the pipe, so
         # lines that arrived together must not wait in a buffer for more output (a result
         # followed by a hang would be reported as still running)
@@ -307,12 +307,12 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                         _signal_group(proc, signal.SIGKILL)
                     continue
                 silent = watch.silent(min(SILENT_LIMIT, stall_limit))
-                if silent or time.monotonic() - last > stall_limit:
-                    raise _with_case(_stalled(silent, hellos, time.monotonic() - last),
+                if silent or watch.clock() - last > stall_limit:
+                    raise _with_case(_stalled(silent, hellos, watch.clock() - last),
                                      cases, finished)
                 continue
             line = lines.popleft()
-            last = time.monotonic()
+            last = watch.clock()
             msg = _parse(line)
             if msg is None:
                 out.add(line)

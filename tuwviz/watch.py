@@ -10,7 +10,10 @@ rank that died.
 The connection also carries the two other facts a driver cannot see from outside:
 
 * every rank sends ``beat`` once a second from a background thread, so a rank that
-  stopped (SIGSTOP, a debugger, a machine that froze) is named by :meth:`RankWatch.silent`;
+  stopped (SIGSTOP, a debugger, a rank swapped out) is named by :meth:`RankWatch.silent`;
+  when the *driver* was not running either (a paused virtual machine, a suspended
+  laptop: the clock jumps while nobody runs), nobody is blamed: the watch notices the gap
+  in its own turns and gives every rank a fresh limit;
 * a rank whose connection reports end-of-file without being told goodbye knows that the
   driver is gone (killed, even by SIGKILL) and exits at once, so no engine or rank is left
   running for nobody.
@@ -36,6 +39,10 @@ BEAT = 1.0
 _MAX_SOCKET_PATH = 107
 #: Exit status of a rank that ended because its driver died.
 ORPHAN_EXIT = 75
+#: Seconds between two turns of the watch's loop (which turns every 0.2 s) that mean this
+#: process was not running: the machine was paused or suspended.  Silence over such a gap
+#: says nothing about the ranks.
+FROZEN = 5.0
 
 
 class RankWatch:
@@ -56,6 +63,8 @@ class RankWatch:
         self._dead: list[int] = []
         self._ranks: dict[socket.socket, int | None] = {}
         self._seen: dict[int, float] = {}  # rank -> time of its last message
+        self._turn = time.monotonic()  # last time this process was seen running
+        self.frozen = 0.0  # seconds this process was seen not running, in all
         self._closing = False
         self._release = threading.Event()
         self._released = threading.Event()
@@ -68,6 +77,8 @@ class RankWatch:
         sel = selectors.DefaultSelector()
         sel.register(self._server, selectors.EVENT_READ)
         while not self._closing:
+            with self._lock:
+                self._check_frozen()
             if self._release.is_set():
                 for conn in list(self._ranks):
                     sel.unregister(conn)
@@ -104,15 +115,35 @@ class RankWatch:
                         self._dead.append(rank)
         sel.close()
 
+    def _check_frozen(self) -> None:
+        # called with the lock held, by the watch's loop and by silent(): whichever runs
+        # first after a pause sees the gap
+        now = time.monotonic()
+        gap = now - self._turn
+        self._turn = now
+        if gap > FROZEN:
+            self.frozen += gap
+            for rank in self._seen:
+                self._seen[rank] = now
+
+    def clock(self) -> float:
+        """Seconds of :func:`time.monotonic` in which this process was running: a limit
+        measured on this clock does not expire while the machine is paused."""
+        with self._lock:
+            self._check_frozen()
+            return time.monotonic() - self.frozen
+
     def dead(self) -> list[int]:
         """Ranks that disconnected without a goodbye, first loss first."""
         with self._lock:
             return list(self._dead)
 
     def silent(self, seconds: float) -> list[int]:
-        """Connected ranks that sent nothing (not even a heartbeat) for `seconds`."""
-        now = time.monotonic()
+        """Connected ranks that sent nothing (not even a heartbeat) for `seconds`, not
+        counting time in which this process itself was not running."""
         with self._lock:
+            self._check_frozen()
+            now = time.monotonic()
             live = {r for r in list(self._ranks.values()) if r is not None}
             return sorted(r for r in live if now - self._seen.get(r, now) > seconds)
 
