@@ -47,7 +47,8 @@ def test_assignment_new_makes_a_workspace_and_never_overwrites(tmp_path, cli):
     assert r.returncode == 0, r.stderr
     ws = tmp_path / "me"
     assert sorted(f.name for f in ws.iterdir()) == ["README.md", "algorithms.toml",
-                                                      "my_gather.c", "my_scatter.c"]
+                                                      "assignment.ipynb", "my_gather.c",
+                                                      "my_scatter.c"]
     src = (ws / "my_gather.c").read_text()
     assert "int MY_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype," in src
     assert "TODO" in src and "TUW_Send" in src
@@ -94,6 +95,11 @@ def test_a_compile_error_and_a_wrong_signature_show_file_and_line(tmp_path, cli)
     r = cli("grade", str(ws), "--np", "2", "--no-memory")
     assert r.returncode == 1 and re.search(r"conflicting types for .MY_Gather.", r.stdout), r.stdout
     assert "my_gather.c:" in r.stdout
+    # a misnamed function: the row's MY_Gather is defined nowhere; the row is named
+    (ws / "my_gather.c").write_text(src.replace("MY_Gather(", "My_Gather("))
+    r = cli("grade", str(ws), "--np", "2", "--no-memory")
+    assert r.returncode == 1 and "row gather/mine names function MY_Gather, which no .c file " \
+        f"under {ws.resolve()} defines" in r.stdout, r.stdout
 
 
 def test_the_reference_solutions_pass(tmp_path, monkeypatch):
@@ -126,7 +132,8 @@ def test_a_folder_of_submissions_is_graded_one_by_one(tmp_path, cli):
     broken = new("gather-scatter", folder / "carol")
     (broken / "my_scatter.c").write_text("int MY_Scatter(void) { return 0 }\n")  # no build
     (folder / "notes").mkdir()  # not a workspace: left alone
-    r = cli("grade", str(folder), "--np", "1-3", "--b", "1", "--opt-np", "2,3", "--no-memory")
+    r = cli("grade", str(folder), "--np", "1-3", "--b", "1", "--opt-np", "2,3", "--no-memory",
+            "--performance", "--perf-np", "3", "--perf-b", "1,1000", "--perf-reps", "3")
     assert r.returncode == 1, r.stdout + r.stderr
     with open(folder / "grades.csv", newline="") as f:
         rows = {row["submission"]: row for row in csv.DictReader(f)}
@@ -136,7 +143,19 @@ def test_a_folder_of_submissions_is_graded_one_by_one(tmp_path, cli):
     assert rows["carol"]["failed"].startswith("build") and rows["carol"]["passed"] == "0"
     assert "1 of 3 submissions passed every check" in r.stdout
     # each submission's own results are in its workspace
-    assert json.loads((good / "grade" / "result.json").read_text())["ok"] is True
+    result = json.loads((good / "grade" / "result.json").read_text())
+    assert result["ok"] is True
+    # the performance stage: correct kernels timed against the library, roots 0 and 2
+    perf = [c for c in result["checks"] if c["stage"] == "performance"]
+    assert [(c["collective"], c["ok"]) for c in perf] == [("gather", True), ("scatter", True)]
+    assert re.search(r"root 2: 1 B \d+\.\d\d, 1 kB \d+\.\d\d", perf[0]["detail"]), perf[0]
+    assert "measured on 3 ranks" in perf[0]["detail"]
+    for coll in ("gather", "scatter"):
+        tex = (good / "grade" / f"performance_{coll}_mine.tex").read_text()
+        rows_tex = [x for x in tex.splitlines() if not x.startswith("%")]
+        assert len(rows_tex) == 4 and all(x.endswith(r"\\") for x in rows_tex)  # 2 roots x 2 b
+        assert (good / "grade" / f"performance_{coll}_mine.html").stat().st_size > 0
+    assert "performance: gather/mine" in rows["bob"]["failed"]  # not correct: not measured
 
 
 # The broken kernels: (row name, collective, reference file, edits, what the grade says);
@@ -156,18 +175,33 @@ BROKEN = [
     # the root's blocks stay in virtual order: wrong only when root != 0
     ("no_reorder", "gather", "gather/gather_binomial.c",
      [("int real = (v + root) % p;", "int real = v;")], "root != 0"),
-    # every rank waits for a message nobody sends when p is odd
+    # when p is odd, rank 1 waits for a message nobody sends (and whoever needs its block
+    # waits for rank 1)
     ("deadlock_odd", "gather", "gather/gather_divide_conquer.c",
      [("tuw_dc_tree_create(p, rank, root, &t);",
-       "tuw_dc_tree_create(p, rank, root, &t);\n    if (p % 2 && p > 1) { char c; "
-       "TUW_Recv(&c, 1, MPI_BYTE, (rank + 1) % p, 999, comm, MPI_STATUS_IGNORE); }")],
-     "no progress"),
+       "tuw_dc_tree_create(p, rank, root, &t);\n    if (p % 2 && rank == 1) { char c; "
+       "TUW_Recv(&c, 1, MPI_BYTE, 0, 999, comm, MPI_STATUS_IGNORE); }")],
+     "still inside the kernel call"),
+    # rank 1 gives up: MPI_Abort ends every rank; the grade names the call, the rank, the code
+    ("calls_abort", "scatter", "scatter/scatter_binomial.c",
+     [("tuw_binomial_tree_create(p, rank, root, &t);",
+       "tuw_binomial_tree_create(p, rank, root, &t);\n    if (rank == 1) MPI_Abort(comm, 7);")],
+     "MPI_Abort"),
     # a subroot's buffer one block short: found by AddressSanitizer, at the kernel's line
     ("out_of_bounds", "gather", "gather/gather_divide_conquer.c",
      [("buf = malloc((t.hi - t.lo) * b > 0 ? (size_t)((t.hi - t.lo) * b) : 1);",
        "buf = malloc((t.hi - t.lo - 1) * b > 0 ? (size_t)((t.hi - t.lo - 1) * b) : 1);")],
      "AddressSanitizer: heap-buffer-overflow"),
 ]
+
+
+def _expand(ranks: str) -> set[int]:
+    """``0-2, 5`` -> {0, 1, 2, 5}"""
+    out = set()
+    for part in ranks.split(", "):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
 
 
 def _broken_workspace(tmp_path, names):
@@ -184,9 +218,19 @@ def _broken_workspace(tmp_path, names):
 
 def test_wrong_kernels_fail_with_the_rank_byte_and_roots(tmp_path, monkeypatch):
     monkeypatch.delenv(WORKSPACE_VAR, raising=False)
-    ws = _broken_workspace(tmp_path, {"wrong_displ", "no_reorder", "linear_not_optimal"})
-    report = grade(ws, ps=(2, 3, 4), bs=(3,), memory=False, opt_ps=[2, 4])
+    ws = _broken_workspace(tmp_path, {"wrong_displ", "no_reorder", "linear_not_optimal",
+                                      "deadlock_odd", "calls_abort"})
+    report = grade(ws, ps=(2, 3, 4), bs=(3,), memory=False, opt_ps=[2, 4],
+                   stall_limit=hang_guard(6))
     by = {c["algorithm"]: c for c in report.checks if c["stage"] == "correctness"}
+    # the hang: stopped, the case named, rank 1 among the ranks still inside the call
+    hung = by["deadlock_odd"]["detail"]
+    assert not by["deadlock_odd"]["ok"] and "p=3" in hung, hung
+    stuck = re.search(r"alive: ranks? ([\d, -]+) (?:was|were) still inside the kernel call", hung)
+    assert stuck and 1 in _expand(stuck.group(1)), hung
+    aborted = by["calls_abort"]["detail"]
+    assert not by["calls_abort"]["ok"] and "MPI_Abort" in aborted and "rank 1" in aborted, aborted
+    assert "p=2" in aborted, aborted  # the first case with a rank 1
     assert not by["wrong_displ"]["ok"] and "expected" in by["wrong_displ"]["detail"]
     assert "byte" in by["wrong_displ"]["detail"] and "rank" in by["wrong_displ"]["detail"]
     assert not by["no_reorder"]["ok"] and "root != 0" in by["no_reorder"]["detail"]

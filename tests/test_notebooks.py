@@ -31,6 +31,7 @@ NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 START = "00_start_here.ipynb"
 GATHERV = "01_irregular_gather_scatter.ipynb"
 ALLGATHERV = "02_pipelined_allgatherv.ipynb"
+COURSE = "05_course_gather_scatter.ipynb"
 
 MARKER_VAR = "TUWVIZ_TEST_NOTEBOOK"
 PROCESS_MARKERS = ("ipyparallel.engine", "ipyparallel.controller", "ipcontroller",
@@ -180,6 +181,16 @@ def test_notebook_runs(path, tmp_path, notebook_env, request):
         for name in ("01_gatherv.csv", "01_scatterv.csv", "01_tuw_gatherv_animation.html"):
             assert (workdir / "results" / name).exists(), f"results/{name} was not written"
         _animation_works_in_saved_html(nb, tmp_path, request.getfixturevalue("browser"))
+
+    if path.name == COURSE:
+        # the trees' optimality table holds only passes; the linear one fails its rounds
+        tables = [o["data"]["text/plain"] for c in nb.cells for o in c.get("outputs", [])
+                  if "text/plain" in o.get("data", {}) and "rounds_bound" in o["data"]["text/plain"]]
+        assert len(tables) == 2, tables
+        assert "False" not in tables[0] and "True" in tables[0]
+        assert "rounds" in tables[1] and "False" in tables[1]
+        assert "application/vnd.bokehjs_exec.v0+json" in _mime_types(nb)
+        assert "496" in text and "512" in text  # the model at the report's scale
 
     if path.name == ALLGATHERV:
         for name in ("02_allgatherv.csv", "02_allgatherv_blocks.csv"):

@@ -145,12 +145,14 @@ def bench_cases(
     time_limit: float = 0.0,
     datatype: str = "int",
     params: dict[str, list] | None = None,
+    samples: bool = False,
 ) -> list[dict]:
     """Cases of a sweep, ``native`` first within each problem (so ratios can be formed).
 
     The defaults of `reps` and `warmup` are the gatherv paper's (75 and 10, Section 5).
     `params` is a grid of tuning parameters, e.g. ``{"block_bytes": [0, 4096]}``; each
     algorithm runs once per combination of the values it takes (:func:`tuwviz.params.expand`).
+    With `samples`, each result also has ``samples_us``: every repetition's time.
     """
     info = collective(collective_name)
     coll = info.name
@@ -196,7 +198,8 @@ def bench_cases(
                         cases.append({"mode": "measure", "problem": pr.to_dict(),
                                       "algorithm": alg, "reps": reps, "warmup": warmup,
                                       "time_limit": time_limit, "data_seed": seed,
-                                      "params": check_params(coll, alg, prm, p)})
+                                      "params": check_params(coll, alg, prm, p),
+                                      **({"samples": True} if samples else {})})
     return cases
 
 
@@ -250,6 +253,7 @@ def bench(
     backend_name: str | None = None,
     progress: bool = True,
     stall_limit: float | None = None,
+    samples: bool = False,
 ):
     """Measure algorithms of one collective side by side; return a pandas DataFrame.
 
@@ -284,6 +288,9 @@ def bench(
     stall_limit : float, optional
         Seconds without progress after which an mpiexec run is stopped as hung, naming
         the ranks that stopped responding (default :data:`tuwviz.launch.STALL_LIMIT`).
+    samples : bool
+        Also return every repetition's time (slowest rank), as a list per row in a
+        ``samples_us`` column (not written to `out`), e.g. for box plots.
 
     Returns
     -------
@@ -311,7 +318,7 @@ def bench(
         backend = mpiexec_backend(stall_limit)
         backend_name = backend_name or "mpiexec"
     cases = bench_cases(collective_name, algorithms, ps, dists, bs, root, seed, reps, warmup,
-                        time_limit, datatype, params)
+                        time_limit, datatype, params, samples)
     if not cases:
         raise ValueError("empty selection: nothing to measure")
     if out is not None:
@@ -346,4 +353,4 @@ def bench(
         bar.close()
         if writer:
             writer.close()
-    return FullFrame(rows, columns=ROW_FIELDS)
+    return FullFrame(rows, columns=ROW_FIELDS + (["samples_us"] if samples else []))

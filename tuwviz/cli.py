@@ -159,11 +159,11 @@ def _np_list(text: str, name: str = "--np") -> list[int]:
     return parse_int_list(text, name=name, lo=1, hi=MAX_RANKS, hint=RANKS_HINT)
 
 
-def _b_list(text: str) -> list[int]:
+def _b_list(text: str, name: str = "--b") -> list[int]:
     from .problems import MAX_COUNT
     from .sweep import parse_int_list
 
-    return parse_int_list(text, name="--b", lo=0, hi=MAX_COUNT)
+    return parse_int_list(text, name=name, lo=0, hi=MAX_COUNT)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -315,6 +315,7 @@ def _parser() -> argparse.ArgumentParser:
 
     from .assignment import ASSIGNMENTS
     from .grade import GRADE_BS, GRADE_PS, OPTIMALITY_PS, STALL_LIMIT as GRADE_STALL
+    from .performance import PERF_P, PERF_REPS, PERF_SIZES
 
     sp = sub.add_parser(
         "assignment", help="create a course assignment's workspace (C templates, README)",
@@ -340,6 +341,12 @@ def _parser() -> argparse.ArgumentParser:
                     "roots 0, 2 and p-1, block sizes 0, 1 and large, int and double, datatypes "
                     "with gaps, other types at the root, MPI_IN_PLACE. A hang is stopped after "
                     "--stall-limit seconds without progress; a crash names the rank and signal. "
+                    "Then, for a correct gather or scatter, optimality from its recorded "
+                    "messages (rounds against ceil(log2 p), bytes at the root and the most any "
+                    "process sends against (p-1)/p m, the round the last process starts in); "
+                    "with --performance, its time against the library for roots 0 and 2 and "
+                    "blocks of 1 B to 1 MB (box plots, CSV, LaTeX rows); last, a memory check "
+                    "under AddressSanitizer (file:line of a write outside a buffer). "
                     "Results go to DIR/grade/result.json and result.csv. Exit status 0 if every "
                     "check passed, 1 if one failed.",
     )
@@ -358,6 +365,17 @@ def _parser() -> argparse.ArgumentParser:
                          f"(default {','.join(map(str, OPTIMALITY_PS))})")
     sp.add_argument("--no-memory", action="store_true",
                     help="skip the AddressSanitizer run (out-of-bounds reads and writes)")
+    sp.add_argument("--performance", action="store_true",
+                    help="also time each correct kernel against the library (roots 0 and 2, "
+                         "blocks 1 B to 1 MB): DIR/grade/performance_*.csv, .tex and .html")
+    sp.add_argument("--perf-np", type=_int_type(3), default=PERF_P, metavar="P",
+                    help=f"processes of the performance run, at least 3 for root 2 "
+                         f"(default {PERF_P}; more than the cores is labelled oversubscribed)")
+    sp.add_argument("--perf-b", default=",".join(map(str, PERF_SIZES)), metavar="BYTES",
+                    help=f"block sizes in bytes of the performance run (default "
+                         f"{','.join(map(str, PERF_SIZES))})")
+    sp.add_argument("--perf-reps", type=_int_type(1, 100_000), default=PERF_REPS,
+                    help=f"timed repetitions per size (default {PERF_REPS})")
     common(sp)
 
     sp = sub.add_parser(
@@ -659,11 +677,16 @@ def cmd_grade(args) -> int:
 
     # every value is checked here, before any submission is graded
     ps, bs, opt_ps = _np_list(args.np), _b_list(args.b), _np_list(args.opt_np, "--opt-np")
+    perf_sizes = _b_list(args.perf_b, "--perf-b")
+    if args.performance:
+        _np_list(str(args.perf_np), "--perf-np")  # at most the machine's rank limit
     target = Path(args.directory)
     if target.is_dir() and not table_path(target).is_file() and submissions(target):
         options = ["--np", args.np, "--b", args.b, "--opt-np", args.opt_np,
                    "--stall-limit", str(args.stall_limit),
-                   *(["--no-memory"] if args.no_memory else [])]
+                   *(["--no-memory"] if args.no_memory else []),
+                   *(["--performance", "--perf-np", str(args.perf_np), "--perf-b", args.perf_b,
+                      "--perf-reps", str(args.perf_reps)] if args.performance else [])]
         rows = grade_folder(target, options, progress=not args.json)
         print(json.dumps(rows, indent=2) if args.json else
               text_table(rows) + f"\n{sum(r['ok'] for r in rows)} of {len(rows)} submissions "
@@ -671,7 +694,8 @@ def cmd_grade(args) -> int:
         return 0 if all(r["ok"] for r in rows) else 1
     report = grade(target, ps, bs, stall_limit=args.stall_limit,
                    progress=not args.json and sys.stderr.isatty(), memory=not args.no_memory,
-                   opt_ps=opt_ps)
+                   opt_ps=opt_ps, performance=args.performance, perf_p=args.perf_np,
+                   perf_sizes=perf_sizes, perf_reps=args.perf_reps)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
     return 0 if report.ok else 1
 

@@ -19,7 +19,11 @@ grades every row its ``algorithms.toml`` adds, in stages:
    ``ceil(log2 p)``, the root's bytes and the most any process sends against the other
    processes' blocks ``(p-1)/p m``, and the round in which the last process starts;
    one check each, with the first failing case's numbers;
-4. **memory** - a smaller sweep (:data:`MEMORY_PS`, :data:`MEMORY_BS`) again, the kernels
+4. **performance** (with ``performance=True``; information, not a pass mark) - each correct
+   rooted kernel timed against the library for roots 0 and 2 and blocks of 1 B to 1 MB
+   (:mod:`tuwviz.performance`): ``DIR/grade/performance_COLL_NAME.csv|_samples.csv|.tex|
+   .html`` (box plots of the relative runtime, absolute times, LaTeX rows);
+5. **memory** - a smaller sweep (:data:`MEMORY_PS`, :data:`MEMORY_BS`) again, the kernels
    built with AddressSanitizer: a write or read outside a buffer is reported with the
    sanitizer's ``file:line`` lines.
 
@@ -52,7 +56,9 @@ from typing import Iterable, Iterator
 
 from .collectives import collective
 from .errors import KernelBuildError, RankFailure, TuwvizError
+from .performance import PERF_P, PERF_REPS, PERF_SIZES
 from .problems import make_problem
+from .report import ranges
 from .table import WORKSPACE_VAR, TableError, table_path
 from .typepairs import pairs_for
 
@@ -141,6 +147,13 @@ class GradeReport:
     def ok(self) -> bool:
         return bool(self.checks) and all(c["ok"] for c in self.checks)
 
+    def passed(self, stage: str, collective: str | None = None) -> bool:
+        """Whether `stage` ran (for `collective`, if given) and every check of it passed:
+        what an autograder cell asserts, one stage and collective per mark."""
+        checks = [c for c in self.checks if c["stage"] == stage
+                  and (collective is None or c["collective"] == collective)]
+        return bool(checks) and all(c["ok"] for c in checks)
+
     def add(self, stage: str, check: str, ok: bool, detail: str, coll: str = "",
             algorithm: str = "", cases: int = 0) -> None:
         self.checks.append({"stage": stage, "collective": coll, "algorithm": algorithm,
@@ -194,7 +207,9 @@ class GradeReport:
 def grade(workspace: str | Path, ps: Iterable[int] = GRADE_PS, bs: Iterable[int] = GRADE_BS,
           stall_limit: float = STALL_LIMIT, progress: bool = False,
           memory: bool = True, memory_ps: Iterable[int] = MEMORY_PS,
-          opt_ps: Iterable[int] = OPTIMALITY_PS) -> GradeReport:
+          opt_ps: Iterable[int] = OPTIMALITY_PS, performance: bool = False,
+          perf_p: int = PERF_P, perf_sizes: Iterable[int] = PERF_SIZES,
+          perf_reps: int = PERF_REPS) -> GradeReport:
     """Build and check every row of `workspace`; results also in ``workspace/grade/``.
 
     Parameters
@@ -213,6 +228,10 @@ def grade(workspace: str | Path, ps: Iterable[int] = GRADE_PS, bs: Iterable[int]
         Its process counts (default :data:`MEMORY_PS`).
     opt_ps : iterable of int
         Process counts of the optimality stage (default :data:`OPTIMALITY_PS`).
+    performance : bool
+        Time each correct rooted kernel against the library (:mod:`tuwviz.performance`).
+    perf_p, perf_sizes, perf_reps
+        Its process count, block sizes in bytes and repetitions.
 
     Returns
     -------
@@ -252,11 +271,14 @@ def grade(workspace: str | Path, ps: Iterable[int] = GRADE_PS, bs: Iterable[int]
             correct = _correctness(
                 report, row, grade_cases(row.collective, row.name, ps, bs),
                 "correctness", "equals the MPI library", stall_limit, progress,
-                f"p = {_span(ps)}, roots 0, 2, p-1, b = {', '.join(map(str, bs))}, "
+                f"p = {ranges(ps)}, roots 0, 2, p-1, b = {', '.join(map(str, bs))}, "
                 f"{' and '.join(GRADE_DATATYPES)}, datatype pairs "
                 f"{', '.join(t for t in pairs_for(row.collective) if t != 'same')}")
             if row.collective in OPTIMALITY_COLLECTIVES:
                 _optimality(report, row, correct, [p for p in opt_ps if p > 1], stall_limit)
+            if performance and collective(row.collective).rooted:
+                _performance(report, row, correct, perf_p, list(perf_sizes), perf_reps,
+                             stall_limit, progress)
         if memory:
             with _environment(kernels.sanitize_env()):
                 kernels.build()  # here, once: not counted against the ranks' stall limit
@@ -265,7 +287,7 @@ def grade(workspace: str | Path, ps: Iterable[int] = GRADE_PS, bs: Iterable[int]
                     _correctness(report, row, cases, "memory",
                                  "no access outside its buffers (AddressSanitizer)",
                                  stall_limit, progress,
-                                 f"p = {_span(list(memory_ps))}, b = "
+                                 f"p = {ranges(list(memory_ps))}, b = "
                                  f"{', '.join(map(str, MEMORY_BS))}, every datatype pair")
     return report
 
@@ -343,8 +365,8 @@ def grade_folder(folder: str | Path, options: list[str] = (),
 def _optimality(report: GradeReport, row, correct: bool, ps: list[int],
                 stall_limit: float) -> None:
     """Trace one row for every p of `ps` and roots 0, 2, p-1; add the optimality checks."""
-    from .launch import run_mpiexec
     from .optimality import optimality, schedule_from_trace
+    from .trace import trace
 
     def add(name: str, ok: bool, detail: str, cases: int = 0) -> None:
         report.add("optimality", OPTIMALITY_CHECKS[name], ok, detail, row.collective, row.name,
@@ -357,12 +379,8 @@ def _optimality(report: GradeReport, row, correct: bool, ps: list[int],
         return
     problems = [make_problem(row.collective, p, "same", OPTIMALITY_B, root=r)
                 for p in ps for r in grade_roots(p)]
-    cases = [{"mode": "trace", "problem": pr.to_dict(), "algorithm": row.name, "params": {}}
-             for pr in problems]
-    traces: dict[int, list] = {}
     try:
-        run_mpiexec(max(ps), cases, lambda i, case, events: traces.__setitem__(i, events),
-                    stall_limit=stall_limit)
+        traces = trace(problems, row.name, stall_limit=stall_limit)
     except TuwvizError as exc:
         for name in OPTIMALITY_CHECKS:
             add(name, False, f"tracing failed: {exc}")
@@ -383,8 +401,40 @@ def _optimality(report: GradeReport, row, correct: bool, ps: list[int],
             add(name, False, f"{len(bad)} of {len(results)} cases; first: {_told(name, bad[0])}",
                 len(results))
         else:
-            add(name, True, f"p = {_span(ps)}, roots 0, 2, p-1, b = {OPTIMALITY_B}",
+            add(name, True, f"p = {ranges(ps)}, roots 0, 2, p-1, b = {OPTIMALITY_B}",
                 len(results))
+
+
+def _performance(report: GradeReport, row, correct: bool, p: int, sizes: list[int],
+                 reps: int, stall_limit: float, progress: bool) -> None:
+    """Time one row against the library; files in ``grade/``, a summary as a check."""
+    from .performance import PERF_ROOTS, performance, size_label
+
+    check = "runtime against the library (information, not graded)"
+    if not correct:
+        report.add("performance", check, False, "not measured: the kernel is not correct yet",
+                   row.collective, row.name)
+        return
+    stem = f"performance_{row.collective}_{row.name}"
+    for old in report.result_dir.glob(f"{stem}*"):  # a new grading replaces the last one
+        old.unlink()
+    roots = [r for r in PERF_ROOTS if r < p]
+    try:
+        perf = performance(row.collective, row.name, p=p, roots=roots, sizes=sizes, reps=reps,
+                           out=report.result_dir / f"{stem}.csv", progress=progress,
+                           stall_limit=stall_limit)
+    except TuwvizError as exc:
+        report.add("performance", check, False, f"measuring failed: {exc}", row.collective,
+                   row.name)
+        return
+    html = perf.save(report.result_dir, stem)[-1]
+    own = perf.rows[perf.rows.algorithm != "native"]
+    lines = [f"root {r}: " + ", ".join(f"{size_label(int(x.b))} {x.ratio_to_native:.2f}"
+                                      for x in own[own.root == r].itertuples())
+             for r in roots]
+    report.add("performance", check, True,
+               "median time / library median per block size:\n" + "\n".join(lines) +
+               f"\n{perf.where}; plots: {html}", row.collective, row.name, len(perf.rows))
 
 
 def _told(name: str, o) -> str:
@@ -438,10 +488,3 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-
-
-def _span(ps: list[int]) -> str:
-    """``1-17, 24, 32, 33``"""
-    from .verify import _ranges
-
-    return _ranges(ps)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import reaper
+from .report import ranges
 from .errors import MPINotFoundError, RankFailure, TimeLimitExceeded, TuwvizError
 from .watch import ENV_VAR as WATCH_ENV
 from .watch import RankWatch
@@ -68,6 +69,8 @@ _LABELLED = re.compile(r"^\[tuwviz-rank (\d+)\] ?(.*)$")
 _RETURN_CODE = re.compile(r"^\[\d+\](\d+):Return code = (-?\d+)(?:, signaled with (.+))?$")
 #: Hydra's summary, when MPIEXEC names it: ``... EXIT STRING: Segmentation fault (signal 11)``.
 _HYDRA_SIGNAL = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
+#: MPICH's line when a process calls MPI_Abort: "... called MPI_Abort(comm, code) - process N".
+_MPI_ABORT = re.compile(r"called MPI_Abort\(.*?, (-?\d+)\) - process (\d+)")
 
 
 #: Environment variable naming a file that gets one line per MPI launch ("mpiexec N" or
@@ -308,8 +311,9 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                     continue
                 silent = watch.silent(min(SILENT_LIMIT, stall_limit))
                 if silent or watch.clock() - last > stall_limit:
-                    raise _with_case(_stalled(silent, hellos, watch.clock() - last),
-                                     cases, finished)
+                    running = cases[finished]["problem"]["p"] if finished < len(cases) else nranks
+                    raise _with_case(_stalled(silent, hellos, watch.clock() - last,
+                                              *watch.inside(), running), cases, finished)
                 continue
             line = lines.popleft()
             last = watch.clock()
@@ -339,6 +343,15 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                 tail = " | ".join(l.strip() for l in output.strip().splitlines()[-3:])
                 raise _StartupFailed(f"exit code {proc.returncode}: {tail}")
         dead = watch.dead()
+        # a kernel that called MPI_Abort: the launcher then ends every rank, the caller
+        # often last, so the first lost rank is not the one to name
+        if out.aborted and (error is None or error["type"] == "KeyboardInterrupt"):
+            rank, code = out.aborted
+            lines, whose = out.last(rank)
+            raise _with_case(RankFailure(
+                f"rank {rank} called MPI_Abort (error code {code}); the launcher ended every "
+                f"rank", rank=rank, how=f"called MPI_Abort({code})", output=lines,
+                output_from=whose), cases, finished)
         # a rank that died takes precedence over one that the launcher then interrupted
         # (its KeyboardInterrupt is the consequence, not the cause)
         if dead and (error is None or error["type"] == "KeyboardInterrupt"):
@@ -381,6 +394,7 @@ class _Output:
         self.ranks: dict[int, deque[str]] = {}
         self.ended: dict[int, str] = {}
         self.labelled = False  # the launcher labels each rank's lines
+        self.aborted: tuple[int, int] | None = None  # (rank, code) of the first MPI_Abort
 
     def add(self, line: str) -> None:
         line = line.rstrip("\n")
@@ -398,6 +412,9 @@ class _Output:
         m = _HYDRA_SIGNAL.search(line)
         if m:
             self.ended.setdefault(-1, _signal_text(int(m.group(1))))
+        m = _MPI_ABORT.search(line)
+        if m and self.aborted is None:
+            self.aborted = (int(m.group(2)), int(m.group(1)))
         if line.strip():
             self.job.append(line)
 
@@ -494,16 +511,46 @@ def mpiexec_backend(stall_limit: float | None = None) -> Callable:
     return backend
 
 
-def _stalled(silent: list[int], hellos: dict[int, dict], idle: float) -> RankFailure:
-    """The error for a run that stopped making progress, naming the ranks to blame."""
+def _stalled(silent: list[int], hellos: dict[int, dict], idle: float, inside: list[int] = (),
+             returned: list[int] = (), p: int | None = None) -> RankFailure:
+    """The error for a run that stopped making progress, naming the ranks to blame.
+
+    `inside` and `returned` are the ranks in a kernel call and those that returned from one
+    (:meth:`tuwviz.watch.RankWatch.inside`); only the running case's first `p` count.
+    """
     if silent:
         names = ", ".join(f"rank {r} (pid {hellos.get(r, {}).get('pid', '?')})" for r in silent)
         return RankFailure(f"{names} stopped responding (no heartbeat for {SILENT_LIMIT:.0f} s or "
                            f"more: stopped, frozen or swapped out); the run was killed",
                            rank=silent[0])
-    return RankFailure(f"no progress for {idle:.0f} s while every rank was alive (a kernel "
-                       f"waiting for a message that never comes?); the run was killed as hung "
-                       f"(the no-progress limit is a setting: --stall-limit / stall_limit=)")
+    return RankFailure(f"no progress for {idle:.0f} s while every rank was alive"
+                       f"{inside_text(inside, returned, p)} (a kernel waiting for a message that "
+                       f"never comes?); the run was killed as hung (the no-progress limit is a "
+                       f"setting: --stall-limit / stall_limit=)",
+                       rank=next((r for r in inside if p is None or r < p), None))
+
+
+def inside_text(inside: list[int], returned: list[int], p: int | None) -> str:
+    """``: ranks 1, 3 were still inside the kernel call, ranks 0, 2 had returned from it``
+
+    Examples
+    --------
+    >>> inside_text([1, 3, 9], [0, 2], p=5)
+    ': ranks 1, 3 were still inside the kernel call, ranks 0, 2 had returned from it'
+    >>> inside_text([0], [], p=1)
+    ': rank 0 was still inside the kernel call'
+    >>> inside_text([], [], p=4)
+    ''
+    """
+    def ranks(rs):
+        return f"rank {rs[0]}" if len(rs) == 1 else f"ranks {ranges(rs)}"
+
+    inside = [r for r in inside if p is None or r < p]
+    returned = [r for r in returned if p is None or r < p]
+    if not inside:
+        return ""
+    text = f": {ranks(inside)} {'was' if len(inside) == 1 else 'were'} still inside the kernel call"
+    return text + (f", {ranks(returned)} had returned from it" if returned else "")
 
 
 def _parse(line: str) -> dict | None:

@@ -32,13 +32,16 @@ Examples
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from .model.program import Recv, Schedule, ScheduleError, Send
 from .model.simulate import simulate
 from .problems import Problem
 
-__all__ = ["Optimality", "optimality", "schedule_from_trace"]
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["Optimality", "model_table", "optimality", "schedule_from_trace"]
 
 
 class Optimality(NamedTuple):
@@ -149,3 +152,36 @@ def optimality(schedule: Schedule) -> Optimality:
     return Optimality(p, root, rounds, math.ceil(math.log2(p)) if p > 1 else 0,
                       received[root] if gather else sent[root], root_bound, max(sent, default=0),
                       latency, count, why)
+
+
+def model_table(collective: str, algorithms: Iterable[str], ps: Iterable[int],
+                roots: Iterable[int] = (0, 2), b: int = 100) -> "pd.DataFrame":
+    """:func:`optimality` of model schedules: one row per (algorithm, p, root), blocks of
+    `b` elements; roots at or beyond p are left out.
+
+    Examples
+    --------
+    >>> df = model_table("gatherv", ["binomial", "linear"], [5, 8], roots=[0])
+    >>> print(df[["algorithm", "p", "rounds", "rounds_bound", "ok"]].to_string(index=False))
+    algorithm  p  rounds  rounds_bound    ok
+     binomial  5       3             3  True
+     binomial  8       3             3  True
+       linear  5       4             3 False
+       linear  8       7             3 False
+    """
+    import pandas as pd
+
+    from . import model
+    from .problems import make_problem
+
+    rows = []
+    for alg in algorithms:
+        for p in ps:
+            for r in roots:
+                if r >= p:
+                    continue
+                o = optimality(model.schedule(collective, alg,
+                                              make_problem(collective, p, "same", b, root=r)))
+                rows.append({"collective": collective, "algorithm": alg, **o._asdict(),
+                             "ok": o.ok, "failed": " ".join(o.failed())})
+    return pd.DataFrame(rows)

@@ -1,7 +1,26 @@
 """Plain-text tables for the command line and notebooks."""
 from __future__ import annotations
 
-__all__ = ["text_table"]
+__all__ = ["ranges", "text_table"]
+
+
+def ranges(values) -> str:
+    """Sorted integers with runs of three or more shortened, for messages.
+
+    Examples
+    --------
+    >>> ranges([5, 0, 1, 2, 3, 7, 8])
+    '0-3, 5, 7, 8'
+    """
+    out, run = [], []
+    for v in sorted(values):
+        if run and v != run[-1] + 1:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)))
+            run = []
+        run.append(v)
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)))
+    return ", ".join(out)
 
 
 def _fmt(v) -> str:

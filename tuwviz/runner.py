@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels, reaper, typepairs
+from . import kernels, reaper, typepairs, watch
 from . import params as tuning
 from .collectives import collective
 from .errors import KernelError, RankFailure, TimeLimitExceeded
@@ -251,8 +251,9 @@ def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, d
     if trace:
         lib.tuw_trace_start()
     try:
-        _check(lib.tuw_invoke(alg.index, ctypes.byref(args), kernels.comm_handle(comm)),
-               f"{problem.collective}/{algorithm}", comm.rank, lib)
+        with watch.inside():
+            rc = lib.tuw_invoke(alg.index, ctypes.byref(args), kernels.comm_handle(comm))
+        _check(rc, f"{problem.collective}/{algorithm}", comm.rank, lib)
     finally:
         lib.tuw_trace_stop()
         tuning.reset(lib)
@@ -382,10 +383,11 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict) -> dict | None:
     done = ctypes.c_int(0)
     tuning.apply(lib, case.get("params"))
     try:
-        rc = lib.tuw_time(alg.index, ctypes.byref(args), kernels.comm_handle(comm), warmup, reps,
-                          float(case.get("time_limit") or 0.0),
-                          times.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
-                          ctypes.byref(done))
+        with watch.inside():
+            rc = lib.tuw_time(alg.index, ctypes.byref(args), kernels.comm_handle(comm), warmup,
+                              reps, float(case.get("time_limit") or 0.0),
+                              times.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                              ctypes.byref(done))
     finally:
         tuning.reset(lib)
     if rc == -1:  # TUW_TIME_LIMIT: every rank stopped after the same repetition
@@ -400,9 +402,12 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict) -> dict | None:
     if comm.rank != 0:
         return None
     us = slowest[: done.value] * 1e6
-    return {"reps": int(done.value), "warmup": warmup,
-            "min_us": float(us.min()), "median_us": float(np.median(us)),
-            "mean_us": float(us.mean()), "max_us": float(us.max())}
+    result = {"reps": int(done.value), "warmup": warmup,
+              "min_us": float(us.min()), "median_us": float(np.median(us)),
+              "mean_us": float(us.mean()), "max_us": float(us.max())}
+    if case.get("samples"):  # every repetition, for box plots
+        result["samples_us"] = us.tolist()
+    return result
 
 
 def _trace(comm, problem: Problem, algorithm: str, data_seed: int, params: dict) -> list | None:

@@ -224,7 +224,7 @@ def run_pair(comm, collective_name: str, function: str, pair: str, root: int,
     """
     from mpi4py import MPI
 
-    from . import kernels
+    from . import kernels, watch
     from .errors import KernelError
 
     if collective_name not in COLLECTIVES:
@@ -237,7 +237,8 @@ def run_pair(comm, collective_name: str, function: str, pair: str, root: int,
     if rc:
         raise KernelError(f"the library's {collective_name} failed with datatype pair {pair}: "
                           f"{MPI.Get_error_string(rc)}")
-    rc, got = _call(kernel, collective_name, comm, pair, root, units, seed)
+    with watch.inside():
+        rc, got = _call(kernel, collective_name, comm, pair, root, units, seed)
     if rc:
         raise KernelError(f"rank {comm.rank}: {function} returned MPI error {rc} with datatype "
                           f"pair {pair}: {MPI.Get_error_string(rc)}")

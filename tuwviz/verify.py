@@ -38,6 +38,7 @@ from .launch import check_ranks, mpiexec_backend, run_mpiexec
 from .params import label, verify_variants
 from .launch import MAX_RANKS
 from .problems import DATATYPES, MAX_COUNT, check_buffer, check_int, make_problem
+from .report import ranges
 from .sweep import MAX_CASES, Backend, distributions, int_values, parse_names, roots_for
 from .typepairs import check_pairs, pairs_for
 
@@ -241,19 +242,6 @@ class VerifyReport:
         return out
 
 
-def _ranges(values: list[int]) -> str:
-    """``0-3, 5``: sorted integers with runs shortened."""
-    out, run = [], []
-    for v in sorted(values):
-        if run and v != run[-1] + 1:
-            out.append(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)))
-            run = []
-        run.append(v)
-    if run:
-        out.append(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)))
-    return ", ".join(out)
-
-
 def describe_mismatch(m: dict) -> str:
     """One rank's wrong output in the user's terms: block, element, values.
 
@@ -278,7 +266,7 @@ def describe_mismatch(m: dict) -> str:
             f"got {m['got']}{never}; {m['differing_elements']} of {m['elements']} "
             f"{m.get('datatype', '')} elements differ".replace("  ", " "))
     if len(m.get("blocks", [])) > 1:
-        text += f", in the blocks of ranks {_ranges(m['blocks'])}"
+        text += f", in the blocks of ranks {ranges(m['blocks'])}"
     return text
 
 

@@ -17,9 +17,15 @@ The connection also carries the two other facts a driver cannot see from outside
 * a rank whose connection reports end-of-file without being told goodbye knows that the
   driver is gone (killed, even by SIGKILL) and exits at once, so no engine or rank is left
   running for nobody.
+
+and one fact a hang report needs: each rank says ``in`` when it calls a kernel and ``out``
+when the kernel returns (:func:`inside`), so a kernel that deadlocks is reported with the
+ranks still inside it, apart from those that returned and wait for the others
+(:meth:`RankWatch.inside`).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import selectors
@@ -27,10 +33,11 @@ import socket
 import tempfile
 import threading
 import time
+from typing import Iterator
 
 from . import reaper
 
-__all__ = ["RankWatch", "connect", "goodbye", "ENV_VAR"]
+__all__ = ["RankWatch", "connect", "goodbye", "inside", "ENV_VAR"]
 
 ENV_VAR = "TUWVIZ_WATCH"
 #: Seconds between a rank's heartbeats.
@@ -63,6 +70,8 @@ class RankWatch:
         self._dead: list[int] = []
         self._ranks: dict[socket.socket, int | None] = {}
         self._seen: dict[int, float] = {}  # rank -> time of its last message
+        self._inside: dict[int, bool] = {}  # rank -> inside a kernel call
+        self._partial: dict[socket.socket, str] = {}  # a message cut by recv()
         self._turn = time.monotonic()  # last time this process was seen running
         self.frozen = 0.0  # seconds this process was seen not running, in all
         self._closing = False
@@ -96,17 +105,23 @@ class RankWatch:
                     sel.register(conn, selectors.EVENT_READ)
                     continue
                 conn = key.fileobj
-                data = conn.recv(64)
+                data = conn.recv(4096)
                 if data:
-                    for word in data.decode().split():
+                    *words, self._partial[conn] = (self._partial.get(conn, "")
+                                                   + data.decode()).split("\n")
+                    for word in words:
                         if word == "bye":
                             self._ranks[conn] = None
                         elif word.isdigit():
                             self._ranks[conn] = int(word)
+                        elif word in ("in", "out") and self._ranks.get(conn) is not None:
+                            with self._lock:
+                                self._inside[self._ranks[conn]] = word == "in"
                     if self._ranks.get(conn) is not None:
                         with self._lock:
                             self._seen[self._ranks[conn]] = time.monotonic()
                     continue
+                self._partial.pop(conn, None)
                 rank = self._ranks.pop(conn, None)
                 sel.unregister(conn)
                 conn.close()
@@ -132,6 +147,14 @@ class RankWatch:
         with self._lock:
             self._check_frozen()
             return time.monotonic() - self.frozen
+
+    def inside(self) -> tuple[list[int], list[int]]:
+        """(ranks inside a kernel call, ranks that called one and returned), by their last
+        word; ranks that never called one are in neither."""
+        with self._lock:
+            state = dict(self._inside)
+        return (sorted(r for r, v in state.items() if v),
+                sorted(r for r, v in state.items() if not v))
 
     def dead(self) -> list[int]:
         """Ranks that disconnected without a goodbye, first loss first."""
@@ -159,6 +182,7 @@ class RankWatch:
         with self._lock:
             self._dead.clear()
             self._seen.clear()
+            self._inside.clear()
         if release and self._thread.is_alive():
             self._released.clear()
             self._release.set()
@@ -222,6 +246,26 @@ def _exit_orphaned() -> None:
     have removed and the driver no longer can (the other ranks keep their mappings)."""
     reaper.release_segments(reaper.mpich_segments(), tell=False)
     os._exit(ORPHAN_EXIT)
+
+
+@contextlib.contextmanager
+def inside() -> Iterator[None]:
+    """Called in a rank around a kernel call: tells the driver's watch when the rank is in
+    it, so a hang report can name the ranks still inside (nothing without a watch)."""
+    _say(b"in\n")
+    try:
+        yield
+    finally:
+        _say(b"out\n")
+
+
+def _say(word: bytes) -> None:
+    with _conn_lock:
+        if _conn is not None:
+            try:
+                _conn.sendall(word)
+            except OSError:
+                pass  # the heartbeat thread notices a lost driver
 
 
 def goodbye() -> None:

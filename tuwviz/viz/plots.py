@@ -44,6 +44,8 @@ __all__ = [
     "bench_figure",
     "measured_where",
     "param_value",
+    "performance_layout",
+    "ratio_box_figure",
     "ratio_figure",
     "save_html",
     "series_sources",
@@ -254,6 +256,84 @@ def ratio_figure(df: "pd.DataFrame", x: str = "b", title: str | None = None) -> 
     _add_hover(fig)
     _add_caption(fig, df)
     return fig
+
+
+def ratio_box_figure(samples: "pd.DataFrame", root: int, where: str = "",
+                     title: str | None = None) -> "Figure":
+    """Box plots of relative runtime (own time / library median) per block size.
+
+    One box per block size: the middle half of the repetitions (quartiles), a line at the
+    median, whiskers to the fastest and slowest repetition; a dashed line marks 1 (as
+    fast as the library).  This is the course report's "relative runtime" (Figures 5-8).
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame
+        :attr:`tuwviz.performance.Performance.samples`: ``algorithm, root, bytes,
+        relative`` per repetition.
+    root : int
+        The root whose samples are drawn.
+    where : str
+        Caption: where it was measured (:func:`measured_where`).
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        Its ``ColumnDataSource`` named ``boxes`` has ``size, q1, median, q3, low, high``.
+
+    Raises
+    ------
+    ValueError
+        If there are no samples for `root`.
+    """
+    from bokeh.models import ColumnDataSource, FactorRange, Span, Title
+    from bokeh.plotting import figure
+
+    from ..performance import size_label
+
+    rows = samples[samples["root"] == root]
+    if rows.empty:
+        raise ValueError(f"ratio_box_figure: no samples for root {root}")
+    stats = rows.groupby("bytes")["relative"].describe(percentiles=[0.25, 0.5, 0.75])
+    sizes = [size_label(int(b)) for b in stats.index]
+    src = ColumnDataSource({"size": sizes, "q1": stats["25%"].tolist(),
+                            "median": stats["50%"].tolist(), "q3": stats["75%"].tolist(),
+                            "low": stats["min"].tolist(), "high": stats["max"].tolist()},
+                           name="boxes")
+    names = "/".join(dict.fromkeys(rows["algorithm"]))
+    fig = figure(x_range=FactorRange(*sizes), width=720, height=360,
+                 title=title or f"{'/'.join(dict.fromkeys(rows['collective']))} {names}, "
+                                f"root {root}: time relative to the library",
+                 x_axis_label="block size per process", y_axis_label=f"{names} time / library median",
+                 tools="pan,wheel_zoom,box_zoom,reset,save")
+    fig.segment("size", "low", "size", "q1", source=src, color="black")
+    fig.segment("size", "q3", "size", "high", source=src, color="black")
+    fig.vbar("size", 0.6, "q3", "q1", source=src, fill_color="#9ecae1", line_color="black")
+    fig.scatter("size", "median", source=src, marker="dash", size=36, line_color="black",
+                line_width=2)
+    fig.add_layout(Span(location=1.0, dimension="width", line_dash="dashed",
+                        line_color="#d62728", line_width=1.5, name="library"))
+    if where:
+        fig.add_layout(Title(text=where, name="measured_where", text_font_size="9pt",
+                             text_font_style="italic", text_color="#444444"), "below")
+    return fig
+
+
+def performance_layout(rows: "pd.DataFrame", samples: "pd.DataFrame") -> "Model":
+    """Relative runtime box plots per root, then absolute medians against block size.
+
+    The page :meth:`tuwviz.performance.Performance.save` writes: what the course report
+    shows for each root (relative runtime) and for all (absolute runtime).
+    """
+    from bokeh.layouts import column
+
+    where = measured_where(rows)
+    figs = [ratio_box_figure(samples, r, where) for r in dict.fromkeys(samples["root"])]
+    absolute = bench_figure(rows, title="median time (absolute)")
+    absolute.xaxis.axis_label = "block size per process (bytes)"
+    return column(*figs, absolute)
 
 
 def series_sources(fig: "Figure") -> list["ColumnDataSource"]:

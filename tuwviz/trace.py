@@ -1,0 +1,63 @@
+"""Record the messages a kernel really sends, on real MPI ranks.
+
+Every kernel communicates through the ``TUW_`` wrappers of ``kernels_c/common``, which
+record each message (peer, bytes, blocks, time) when tracing is on.  :func:`trace` runs
+one traced call per problem and returns, per problem, each rank's events: what
+:func:`tuwviz.optimality.schedule_from_trace` turns into a schedule for the optimality
+checks and the animations of :mod:`tuwviz.viz`.
+
+Examples
+--------
+>>> from tuwviz.problems import make_problem
+>>> (events,) = trace([make_problem("gather", 4, "same", 10, root=2)], "binomial")
+>>> len(events), sorted({e["dir"] for rank in events for e in rank})
+(4, ['recv', 'send'])
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .problems import Problem
+from .sweep import Backend
+
+__all__ = ["trace"]
+
+
+def trace(problems: Iterable[Problem], algorithm: str, params: dict | None = None,
+          backend: Backend | None = None,
+          stall_limit: float | None = None) -> list[list[list[dict]]]:
+    """Run `algorithm` once per problem with tracing on; events per problem, per rank.
+
+    Parameters
+    ----------
+    problems : iterable of Problem
+        The problems (any p up to the machine's rank limit; one mpiexec run for all).
+    algorithm : str
+        A registered algorithm (or a workspace's, while ``TUWVIZ_WORKSPACE`` is set).
+    params : dict, optional
+        Its tuning parameters (:mod:`tuwviz.params`).
+    backend : callable, optional
+        Where to run (default: fresh ranks under mpiexec; a cluster's ``run_cases``).
+    stall_limit : float, optional
+        Seconds without progress before a hung kernel is stopped (mpiexec only).
+
+    Raises
+    ------
+    RankFailure
+        If a rank crashes or the kernel hangs (the case is named).
+    """
+    from .launch import mpiexec_backend
+
+    problems = list(problems)
+    if not problems:
+        return []
+    cases = [{"mode": "trace", "problem": pr.to_dict(), "algorithm": algorithm,
+              "params": params or {}} for pr in problems]
+    found: dict[int, list] = {}
+
+    def on_result(i, case, events):
+        found[i] = events
+
+    nranks = max(pr.p for pr in problems)
+    (backend or mpiexec_backend(stall_limit))(nranks, cases, on_result)
+    return [found[i] for i in range(len(cases))]
