@@ -55,6 +55,10 @@ NO_RANKS = [  # (argv, exit status, regex of the message after "error: ")
     ("grade /tmp --opt-np 9-1", 2, r"--opt-np: reversed range"),
     ("grade /tmp --b -1", 2, r"--b must be at least 0"),
     ("grade /tmp --stall-limit 0", 2, r"--stall-limit"),
+    ("grade /tmp --performance --perf-np 2", 2, r"--perf-np: must be at least 3"),
+    ("grade /tmp --performance --perf-np 100000", 2, r"--perf-np must be at most"),
+    ("grade /tmp --perf-b 1,-5", 2, r"--perf-b must be at least 0"),
+    ("grade /tmp --perf-reps 0", 2, r"--perf-reps: must be at least 1"),
     # ---- bench
     ("bench foo", 2, r"unknown collective 'foo'"),
     ("bench gatherv --algorithms foo", 2, r"unknown algorithm 'foo' for gatherv; valid"),
