@@ -56,6 +56,7 @@ from typing import Iterable, Iterator
 
 from .collectives import collective
 from .errors import KernelBuildError, RankFailure, TuwvizError
+from .launch import mpiexec_backend
 from .performance import PERF_P, PERF_REPS, PERF_SIZES
 from .problems import make_problem
 from .report import ranges
@@ -280,15 +281,19 @@ def grade(workspace: str | Path, ps: Iterable[int] = GRADE_PS, bs: Iterable[int]
                 _performance(report, row, correct, perf_p, list(perf_sizes), perf_reps,
                              stall_limit, progress)
         if memory:
-            with _environment(kernels.sanitize_env()):
+            # the ranks get the sanitizer's runtime preloaded; this process only builds
+            # (the compiler must not run with libasan preloaded)
+            env = kernels.sanitize_env()
+            with _environment({k: env[k] for k in ("TUWVIZ_SANITIZE",)}):
                 kernels.build()  # here, once: not counted against the ranks' stall limit
-                for row in rows:
-                    cases = grade_cases(row.collective, row.name, memory_ps, MEMORY_BS)
-                    _correctness(report, row, cases, "memory",
-                                 "no access outside its buffers (AddressSanitizer)",
-                                 stall_limit, progress,
-                                 f"p = {ranges(list(memory_ps))}, b = "
-                                 f"{', '.join(map(str, MEMORY_BS))}, every datatype pair")
+            sanitized = mpiexec_backend(stall_limit, extra_env=env)
+            for row in rows:
+                cases = grade_cases(row.collective, row.name, memory_ps, MEMORY_BS)
+                _correctness(report, row, cases, "memory",
+                             "no access outside its buffers (AddressSanitizer)",
+                             stall_limit, progress,
+                             f"p = {ranges(list(memory_ps))}, b = "
+                             f"{', '.join(map(str, MEMORY_BS))}, every datatype pair", sanitized)
     return report
 
 
@@ -454,13 +459,13 @@ def _told(name: str, o) -> str:
 
 
 def _correctness(report: GradeReport, row, cases: list[dict], stage: str, check: str,
-                 stall_limit: float, progress: bool, covered: str) -> bool:
+                 stall_limit: float, progress: bool, covered: str, backend=None) -> bool:
     """Run one row's cases; add a check that passes, or says what failed in words."""
     from .verify import describe_group, run_verify
 
     args = (stage, check)
     try:
-        result = run_verify(cases, progress=progress, stall_limit=stall_limit)
+        result = run_verify(cases, backend, progress=progress, stall_limit=stall_limit)
     except RankFailure as exc:
         done = len(exc.report.results) if getattr(exc, "report", None) else 0
         report.add(*args, False, f"{exc}\n({done} of {len(cases)} cases finished before)",

@@ -277,6 +277,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     out = _Output()
     error = None
     done = False
+    reporters: set[int] = set()  # ranks that reported an error (then abort)
     finished = 0  # cases run strictly in order: the first one without a result was running
     dead_since = None
     try:
@@ -332,8 +333,9 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                 finished = msg["index"] + 1
                 if on_result is not None:
                     on_result(msg["index"], cases[msg["index"]], msg["result"])
-            elif msg["kind"] == "error" and error is None:
-                error = msg
+            elif msg["kind"] == "error":
+                error = error or msg
+                reporters.add(msg["rank"])  # its MPI_Abort that follows is the worker's
             elif msg["kind"] == "done":
                 done = True
         proc.wait()
@@ -344,8 +346,12 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                 raise _StartupFailed(f"exit code {proc.returncode}: {tail}")
         dead = watch.dead()
         # a kernel that called MPI_Abort: the launcher then ends every rank, the caller
-        # often last, so the first lost rank is not the one to name
-        if out.aborted and (error is None or error["type"] == "KeyboardInterrupt"):
+        # often last, so the first lost rank is not the one to name; not the worker's own
+        # abort after it reported an error, nor one after a rank died of a signal (a crash,
+        # a sanitizer's abort): that rank is the one to name
+        crashed = [r for r in dead if (out.how(r) or "").startswith("killed by signal")]
+        if (out.aborted and out.aborted[0] not in reporters and not crashed
+                and (error is None or error["type"] == "KeyboardInterrupt")):
             rank, code = out.aborted
             lines, whose = out.last(rank)
             raise _with_case(RankFailure(
@@ -501,12 +507,15 @@ def check_stall_limit(seconds) -> float:
     return float(seconds)
 
 
-def mpiexec_backend(stall_limit: float | None = None) -> Callable:
-    """:func:`run_mpiexec` as a sweep backend, with its no-progress limit fixed."""
+def mpiexec_backend(stall_limit: float | None = None,
+                    extra_env: dict[str, str] | None = None) -> Callable:
+    """:func:`run_mpiexec` as a sweep backend, with its no-progress limit fixed and
+    `extra_env` added to the ranks' environment (e.g. :func:`tuwviz.kernels.sanitize_env`)."""
     limit = STALL_LIMIT if stall_limit is None else check_stall_limit(stall_limit)
 
     def backend(nranks, cases, on_result=None, on_start=None):
-        return run_mpiexec(nranks, cases, on_result, on_start=on_start, stall_limit=limit)
+        return run_mpiexec(nranks, cases, on_result, on_start=on_start, stall_limit=limit,
+                           extra_env=extra_env)
 
     return backend
 
