@@ -110,6 +110,8 @@ def grade_cases(coll: str, algorithm: str, ps: Iterable[int] = GRADE_PS,
     b: one case with one datatype on both sides; then, per p and root, one case per other
     datatype pair that applies (`pairs`, default all), at the largest b.
     """
+    from .verify import verify_case
+
     rooted = collective(coll).rooted
     bs = list(bs)
     wanted = [t for t in pairs_for(coll) if pairs is None or t in set(pairs)]
@@ -120,12 +122,10 @@ def grade_cases(coll: str, algorithm: str, ps: Iterable[int] = GRADE_PS,
                 for dtype in GRADE_DATATYPES:
                     for b in bs:
                         pr = make_problem(coll, p, "same", b, root=root, datatype=dtype)
-                        cases.append({"mode": "verify", "problem": pr.to_dict(),
-                                      "algorithm": algorithm, "data_seed": p, "params": {}})
+                        cases.append(verify_case(pr, algorithm, seed=p))
             for pair in (t for t in wanted if t != "same"):
                 pr = make_problem(coll, p, "same", max(bs), root=root, datatype="int")
-                cases.append({"mode": "verify", "problem": pr.to_dict(), "algorithm": algorithm,
-                              "data_seed": p, "params": {}, "types": pair})
+                cases.append(verify_case(pr, algorithm, seed=p, types=pair))
     return cases
 
 

@@ -45,7 +45,8 @@ from .typepairs import check_pairs, pairs_for
 #: What the message of a too-large p says to raise the limit.
 RANKS_HINT = " ranks (the limit of this machine; set TUWVIZ_MAX_RANKS to raise it)"
 
-__all__ = ["VerifyReport", "run_verify", "verify", "verify_cases", "DEFAULT_B", "describe_failure",
+__all__ = ["VerifyReport", "run_verify", "verify", "verify_case", "verify_cases", "DEFAULT_B",
+           "describe_failure",
            "describe_group", "describe_mismatch"]
 
 #: Average block sizes verified by default: all-empty blocks, single elements, and an odd
@@ -129,8 +130,7 @@ def verify_cases(
                             pr = make_problem(coll, p, dist, b, root=root, seed=seed)
                             check_buffer(pr)
                             for params in verify_variants(coll, alg, p):
-                                add({"mode": "verify", "problem": pr.to_dict(),
-                                     "algorithm": alg, "data_seed": seed, "params": params})
+                                add(verify_case(pr, alg, seed, params))
             others = [t for t in wanted if t != "same"]
             for root in (roots_for(coll, p, roots) if others else ()):
                 for params in verify_variants(coll, alg, p):
@@ -140,9 +140,27 @@ def verify_cases(
                         pr = make_problem(coll, p, dist, max(bs), root=root, seed=seed,
                                           datatype="int")
                         check_buffer(pr)
-                        add({"mode": "verify", "problem": pr.to_dict(), "algorithm": alg,
-                             "data_seed": seed, "params": params, "types": pair})
+                        add(verify_case(pr, alg, seed, params, pair))
     return cases
+
+
+def verify_case(problem, algorithm: str, seed: int = 0, params: dict | None = None,
+                types: str = "same") -> dict:
+    """One verification case (see :mod:`tuwviz.runner`): `algorithm` on `problem` against
+    the library, data from `seed`, with tuning `params` and datatype pair `types`
+    (:mod:`tuwviz.typepairs`; ``"same"``: the problem's datatype on both sides).
+
+    Examples
+    --------
+    >>> case = verify_case(make_problem("gather", 2, "same", 1), "binomial", types="in-place")
+    >>> case["mode"], case["algorithm"], case["types"], case["problem"]["p"]
+    ('verify', 'binomial', 'in-place', 2)
+    """
+    case = {"mode": "verify", "problem": problem.to_dict(), "algorithm": algorithm,
+            "data_seed": seed, "params": params or {}}
+    if types != "same":
+        case["types"] = types
+    return case
 
 
 @dataclass
