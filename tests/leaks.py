@@ -35,7 +35,9 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["SESSION_VAR", "session_processes", "SESSION_ID"]
+from tuwviz.reaper import mapped_segments
+
+__all__ = ["SESSION_VAR", "marked_processes", "session_processes", "SESSION_ID"]
 
 SESSION_VAR = "TUWVIZ_TEST_SESSIONS"
 SESSION_ID = uuid.uuid4().hex[:16]
@@ -61,8 +63,14 @@ SETTLE = 15.0 * float(os.environ.get("TUWVIZ_TIMEOUT_SCALE", "1"))
 
 def session_processes(session_id: str = SESSION_ID) -> dict[int, str]:
     """Live processes whose environment carries `session_id`: ``{pid: command line}``."""
+    return marked_processes(SESSION_VAR, session_id)
+
+
+def marked_processes(var: str, value: str) -> dict[int, str]:
+    """Live processes (not zombies, not this one) whose environment variable `var` holds
+    `value` (among comma-separated values): ``{pid: command line}``."""
     found = {}
-    needle = session_id.encode()
+    needle = value.encode()
     me = os.getpid()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == me:
@@ -77,29 +85,15 @@ def session_processes(session_id: str = SESSION_ID) -> dict[int, str]:
             args = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:  # gone meanwhile, or not readable: not ours to judge
             continue
-        for var in environ.split(b"\0"):
-            if var.startswith(SESSION_VAR.encode() + b"=") and \
-                    session_id in var.split(b"=", 1)[1].decode(errors="replace").split(","):
+        for item in environ.split(b"\0"):
+            if item.startswith(var.encode() + b"=") and \
+                    value in item.split(b"=", 1)[1].decode(errors="replace").split(","):
                 found[int(entry.name)] = args.strip()
     return found
 
 
 def _own_reaper(args: str) -> bool:
     return "tuwviz.reaper" in args and args.split()[-1] == str(os.getpid())
-
-
-def _mapped_shm() -> set[str]:
-    """Names of /dev/shm segments some live process has mapped (in use, never removed)."""
-    names = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                maps = (entry / "maps").read_text()
-            except OSError:
-                continue
-            names.update(line.rsplit("/", 1)[1].split()[0] for line in maps.splitlines()
-                         if "/dev/shm/mpich_shm_" in line)
-    return names
 
 
 def _leftover_processes() -> list[str]:
@@ -126,7 +120,7 @@ def _leftover_files() -> list[str]:
     for path in sorted(p for p in TMP.iterdir() if p != LAUNCH_LOG):
         found.append(f"temporary file {path}")
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
-    in_use = _mapped_shm()
+    in_use = {Path(p).name for p in mapped_segments()}  # segments of live jobs
     for path in sorted(SHM.glob(SHM_PATTERN)):
         # a new segment nobody maps any more: an MPI job of this session died before
         # MPICH removed it (segments of jobs still running elsewhere are mapped)

@@ -50,6 +50,7 @@ NO_RANKS = [  # (argv, exit status, regex of the message after "error: ")
     ("assignment new gather-scater /tmp/x", 2, r"unknown assignment 'gather-scater'; valid: gather-scatter"),
     ("assignment", 2, r"the following arguments are required: ACTION"),
     ("assignment old gather-scatter /tmp/x", 2, r"invalid choice: 'old'"),
+    ("assignment new gather-scatter /proc/nope", 2, r"cannot create the workspace /proc/nope: No such file"),
     ("grade /nonexistent/ws", 2, r"/nonexistent/ws is no workspace: it has no algorithms.toml"),
     ("grade /tmp --np 0", 2, r"--np must be at least 1"),
     ("grade /tmp --opt-np 9-1", 2, r"--opt-np: reversed range"),

@@ -91,8 +91,8 @@ def test_a_notebook_shows_the_build_note_under_the_cell(source_copy, monkeypatch
 def test_compile_error_shows_the_compilers_file_and_line(source_copy):
     c_file = source_copy / "gatherv" / "gatherv_linear.c"
     lines = c_file.read_text().splitlines()
-    at = next(i for i, l in enumerate(lines) if "MPI_Comm_rank(comm, &rank);" in l)
-    lines[at] = "    MPI_Comm_rank(comm, &rank)   /* missing semicolon */"
+    at = next(i for i, l in enumerate(lines) if "rc = tuw_rooted_begin(comm, root, &rank, &p);" in l)
+    lines[at] = "    rc = tuw_rooted_begin(comm, root, &rank, &p)   /* missing semicolon */"
     c_file.write_text("\n".join(lines) + "\n")
     with pytest.raises(KernelBuildError) as info:
         kernels.build(source_copy)

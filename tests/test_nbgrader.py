@@ -54,7 +54,7 @@ def _nbgrader(course: Path, *args: str, env: dict) -> subprocess.CompletedProces
 @pytest.mark.full  # two submissions graded (each built twice): 45 s; the quick tier runs
 def test_generate_submit_autograde_gives_the_right_marks(tmp_path):  # the template below
     course = tmp_path / "course"
-    source = new("gather-scatter", course / "source" / ASSIGNMENT)
+    new("gather-scatter", course / "source" / ASSIGNMENT)  # the instructor's source version
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(course)!r}\n"

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -25,6 +24,7 @@ import pytest
 from nbclient import NotebookClient
 
 from conftest import hang_guard
+from leaks import marked_processes
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
@@ -45,20 +45,8 @@ CDN_HOSTS = ("cdn.bokeh.org", "cdn.jsdelivr", "unpkg")
 
 def _marked_processes(marker: str) -> list[str]:
     """``pid args`` of live MPI/ipyparallel processes whose environment carries `marker`."""
-    out = subprocess.run(["ps", "-eo", "pid=,stat=,args="], capture_output=True, text=True).stdout
-    found = []
-    needle = f"{MARKER_VAR}={marker}".encode()
-    for line in out.splitlines():
-        parts = line.split(None, 2)
-        if len(parts) < 3 or "Z" in parts[1] or not any(m in parts[2] for m in PROCESS_MARKERS):
-            continue
-        try:
-            environ = Path(f"/proc/{parts[0]}/environ").read_bytes()
-        except OSError:  # gone meanwhile, or not ours
-            continue
-        if needle in environ.split(b"\0"):
-            found.append(f"{parts[0]} {parts[2][:120]}")
-    return found
+    return [f"{pid} {args[:120]}" for pid, args in sorted(marked_processes(MARKER_VAR, marker).items())
+            if any(m in args for m in PROCESS_MARKERS)]
 
 
 class _ProcessSampler(threading.Thread):

@@ -73,8 +73,8 @@ def new(name: str, directory: str | Path) -> Path:
     Raises
     ------
     ValueError
-        For an unknown assignment (listing the valid ones) or a directory that is a file
-        or not empty.
+        For an unknown assignment (listing the valid ones), a directory that is a file
+        or not empty, or one that cannot be created or written (with the system's reason).
     """
     src = _template(name)
     dest = Path(directory).expanduser().resolve()
@@ -83,10 +83,13 @@ def new(name: str, directory: str | Path) -> Path:
     if dest.is_dir() and any(dest.iterdir()):
         raise ValueError(f"{dest} is not empty; give a new directory (nothing there is "
                          f"overwritten)")
-    dest.mkdir(parents=True, exist_ok=True)
-    for f in sorted(src.iterdir()):
-        if f.is_file() and not f.name.startswith(("_", ".")):
-            shutil.copy2(f, dest / f.name)
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in sorted(src.iterdir()):
+            if f.is_file() and not f.name.startswith(("_", ".")):
+                shutil.copy2(f, dest / f.name)
+    except OSError as exc:
+        raise ValueError(f"cannot create the workspace {dest}: {exc.strerror or exc}") from None
     return dest
 
 

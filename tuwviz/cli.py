@@ -60,7 +60,6 @@ def params_help(sp, grid: bool = True, skip: tuple[str, ...] = ()) -> None:
 
 def _param_grid(args) -> dict[str, list]:
     """The tuning-parameter options as a grid of values (see tuwviz.params.expand)."""
-    from .sweep import parse_int_list
     from .table import load_table
 
     grid: dict[str, list] = {}

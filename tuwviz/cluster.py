@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
-import sys
 import threading
 import time
 import uuid

@@ -49,6 +49,7 @@ from .collectives import collective as collective_info
 __all__ = [
     "DATATYPES",
     "DISTRIBUTIONS",
+    "FILL",
     "MAX_BUFFER_BYTES",
     "MAX_COUNT",
     "check_buffer",
@@ -69,6 +70,11 @@ DATATYPES: dict[str, int] = {"byte": 1, "int": 4, "double": 8}
 OPS: tuple[str, ...] = ("sum", "max", "min")
 
 SPIKES_RHO = 5
+
+#: Byte that fills receive buffers before a call (verify, datatype pairs): a byte that
+#: still holds it afterwards was never written, and bytes a kernel must not touch compare
+#: as well.
+FILL = 0x5A
 
 #: Largest block size in elements: MPI counts are C ``int``.
 MAX_COUNT = 2**31 - 1

@@ -33,10 +33,9 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 __all__ = ["watch", "forget", "remove_on_exit", "keep", "reaper_pid", "end_processes",
-           "mpich_segments", "unmapped_segments", "job_segments", "tree_segments", "track_segments", "release_segments"]
+           "mapped_segments", "mpich_segments", "unmapped_segments", "job_segments", "tree_segments", "track_segments", "release_segments"]
 
 #: Seconds between looks at the watched process trees (a child started and killed faster
 #: than this, with the driver, is still caught: its parent is watched and killed too).
@@ -134,8 +133,13 @@ def unmapped_segments(since: float) -> list[str]:
             continue
     if not recent:
         return []
-    mapped = {seg for pid in os.listdir("/proc") if pid.isdigit() for seg in mpich_segments(pid)}
+    mapped = mapped_segments()
     return [path for path in recent if path not in mapped]
+
+
+def mapped_segments() -> set[str]:
+    """The MPICH segments some live process maps: in use, never to be removed."""
+    return {seg for pid in os.listdir("/proc") if pid.isdigit() for seg in mpich_segments(pid)}
 
 
 def job_segments(infos) -> list[str]:

@@ -37,12 +37,11 @@ from . import kernels, reaper, typepairs, watch
 from . import params as tuning
 from .collectives import collective
 from .errors import KernelError, RankFailure, TimeLimitExceeded
-from .problems import DATATYPES, MAX_COUNT, OPS, Problem
+from .problems import DATATYPES, FILL, MAX_COUNT, OPS, Problem
 
 __all__ = ["Buffers", "check_counts", "make_buffers", "run_case", "run_kernel", "rank_info"]
 
 _NUMPY_TYPES = {"byte": np.uint8, "int": np.int32, "double": np.float64}
-SENTINEL = 0x5A  # fills receive buffers, so bytes a kernel should not touch compare too
 
 
 @dataclass
@@ -71,7 +70,7 @@ def _data(problem: Problem, rank: int, n: int, seed: int) -> np.ndarray:
 
 def _empty(problem: Problem, n: int) -> np.ndarray:
     a = np.empty(n, dtype=_NUMPY_TYPES[problem.datatype])
-    a.view(np.uint8)[:] = SENTINEL
+    a.view(np.uint8)[:] = FILL
     return a
 
 
@@ -357,7 +356,7 @@ def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers) -> dict |
     owner, start, _ = blocks[where[0]]
     return {"rank": rank, "block": owner, "element": i - start, "index": i,
             "expected": _value(ref.recv[i]), "got": _value(got.recv[i]),
-            "never_written": bool((b[i] == SENTINEL).all()),
+            "never_written": bool((b[i] == FILL).all()),
             "differing_elements": int(bad.size), "elements": int(ref.recv.size),
             "blocks": sorted({blocks[k][0] for k in set(where.tolist())} - {None}),
             "datatype": problem.datatype}

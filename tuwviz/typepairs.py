@@ -46,8 +46,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .collectives import collective
+from .problems import FILL
 
-__all__ = ["PAIRS", "COLLECTIVES", "FILL", "pairs_for", "check_pairs", "run_pair"]
+__all__ = ["PAIRS", "COLLECTIVES", "pairs_for", "check_pairs", "run_pair"]
 
 #: Every datatype pair, "same" first (the plain case with the problem's own datatype).
 PAIRS = ("same", "root-contig", "root-vector", "root-resized", "own-mixed", "in-place")
@@ -56,8 +57,6 @@ PAIRS = ("same", "root-contig", "root-vector", "root-resized", "own-mixed", "in-
 #: a reduction's operator works on one datatype).
 COLLECTIVES = ("gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv")
 
-#: Byte that fills receive buffers before a call: a byte still holding it was never written.
-FILL = 0x5A
 
 
 def pairs_for(collective_name: str) -> tuple[str, ...]:

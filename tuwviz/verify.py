@@ -34,7 +34,7 @@ from typing import Callable, Iterable
 from . import kernels
 from .errors import RankFailure, TuwvizError, case_label
 from .collectives import COLLECTIVES, collective
-from .launch import check_ranks, mpiexec_backend, run_mpiexec
+from .launch import check_ranks, mpiexec_backend
 from .params import label, verify_variants
 from .launch import MAX_RANKS
 from .problems import DATATYPES, MAX_COUNT, check_buffer, check_int, make_problem

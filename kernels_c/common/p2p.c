@@ -283,3 +283,15 @@ int tuw_require_intracomm(MPI_Comm comm)
                                    "(it was given an inter-communicator)");
     return code;
 }
+
+int tuw_rooted_begin(MPI_Comm comm, int root, int *rank, int *p)
+{
+    int rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, p);
+    /* the same root on every rank: a bad one fails everywhere before anyone communicates */
+    return root < 0 || root >= *p ? MPI_ERR_ROOT : MPI_SUCCESS;
+}

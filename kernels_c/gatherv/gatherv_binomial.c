@@ -55,13 +55,9 @@ int TUW_Gatherv_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
 
     for (int k = 0; k < TUW_BINOMIAL_MAX_CHILDREN; k++) /* NULL: safe to abandon on any error path */
         reqs[k] = MPI_REQUEST_NULL;
-    rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
+    rc = tuw_rooted_begin(comm, root, &rank, &p); /* intra-communicator, valid root */
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
-    if (root < 0 || root >= p)
-        return MPI_ERR_ROOT;
     if (sendcount < 0 && !(rank == root && sendbuf == MPI_IN_PLACE))
         return MPI_ERR_COUNT;
     tuw_binomial_tree_create(p, rank, root, &t);

@@ -28,15 +28,11 @@ int TUW_Gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     MPI_Request *reqs = NULL;
     MPI_Aint lb, extent;
 
-    rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
+    rc = tuw_rooted_begin(comm, root, &rank, &p); /* intra-communicator, valid root */
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
-    /* Checked before any communication, so a bad root (the same on every rank) or a negative
-     * own count fails locally and no rank waits for a message that never comes. */
-    if (root < 0 || root >= p)
-        return MPI_ERR_ROOT;
+    /* Checked before any communication, so a negative own count fails locally and no rank
+     * waits for a message that never comes. */
     if (sendcount < 0 && !(rank == root && sendbuf == MPI_IN_PLACE))
         return MPI_ERR_COUNT;
 

@@ -176,6 +176,10 @@ int tuw_local_copy(const void *src, int scount, MPI_Datatype stype, void *dst, i
  * or truncating (rank numbers would name the other group). */
 int tuw_require_intracomm(MPI_Comm comm);
 
+/* The start of every rooted kernel: tuw_require_intracomm, then *rank and *p, then
+ * MPI_ERR_ROOT for a root outside 0..p-1 (MPI_SUCCESS otherwise). */
+int tuw_rooted_begin(MPI_Comm comm, int root, int *rank, int *p);
+
 /* ---- tuning parameters (kernels_c/common/params.c) -------------------------------------- */
 /* Knobs of algorithms whose MPI signature has no place for them.  Process-global: set the
  * same values on every rank before calling a kernel (tuwviz/params.py does); the kernels

@@ -46,13 +46,9 @@ int TUW_Scatter_divide_conquer(const void *sendbuf, int sendcount, MPI_Datatype 
     long long per;     /* elements of `unit` per block */
     tuw_dc_tree t;
 
-    rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
+    rc = tuw_rooted_begin(comm, root, &rank, &p); /* intra-communicator, valid root */
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
-    if (root < 0 || root >= p)
-        return MPI_ERR_ROOT;
     if ((rank == root && sendcount < 0) || (recvcount < 0 && !(rank == root && recvbuf == MPI_IN_PLACE)))
         return MPI_ERR_COUNT;
     tuw_dc_tree_create(p, rank, root, &t);

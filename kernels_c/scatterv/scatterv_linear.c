@@ -27,13 +27,9 @@ int TUW_Scatterv_linear(const void *sendbuf, const int sendcounts[], const int d
     MPI_Request *reqs = NULL;
     MPI_Aint lb, extent;
 
-    rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
+    rc = tuw_rooted_begin(comm, root, &rank, &p); /* intra-communicator, valid root */
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
-    if (root < 0 || root >= p)
-        return MPI_ERR_ROOT;
     if (recvcount < 0 && !(rank == root && recvbuf == MPI_IN_PLACE))
         return MPI_ERR_COUNT;
 
