@@ -199,10 +199,16 @@ def draw_messages(report: "GradeReport", collective: str, p: int = 8, root: int 
 def speed(report: "GradeReport", collective: str, **kwargs) -> "Model":
     """The workspace's `collective` function timed against the library
     (:func:`tuwviz.performance.performance`, `kwargs` e.g. ``p``, ``sizes``, ``reps``);
-    the files go to the workspace's ``grade/``; returns the box plots and absolute times."""
+    the files go to the workspace's ``grade/``; returns the box plots and absolute times.
+    Nothing is measured while nbgrader grades (``NBGRADER_EXECUTION`` set)."""
     from .performance import performance
     from .viz import plots
 
+    from bokeh.models import Div
+
+    if os.environ.get("NBGRADER_EXECUTION"):  # set while nbgrader autogrades or validates
+        return Div(text="<p>Speed is not measured while nbgrader grades: it is not marked, "
+                        "and it would add minutes to every submission.</p>")
     stop = _not_yet(report, collective)
     if stop is not None:
         return stop
