@@ -201,7 +201,7 @@ def speed(report: "GradeReport", collective: str, **kwargs) -> "Model":
     (:func:`tuwviz.performance.performance`, `kwargs` e.g. ``p``, ``sizes``, ``reps``);
     the files go to the workspace's ``grade/``; returns the box plots and absolute times.
     Nothing is measured while nbgrader grades (``NBGRADER_EXECUTION`` set)."""
-    from .performance import performance
+    from .performance import performance, stem
     from .viz import plots
 
     from bokeh.models import Div
@@ -214,5 +214,5 @@ def speed(report: "GradeReport", collective: str, **kwargs) -> "Model":
         return stop
     row = _row(report, collective)
     perf = performance(collective, row.name, **kwargs)
-    perf.save(report.result_dir, f"performance_{collective}_{row.name}")
+    perf.save(report.result_dir, stem(collective, row.name))
     return plots.performance_layout(perf.rows, perf.samples)

@@ -413,14 +413,14 @@ def _optimality(report: GradeReport, row, correct: bool, ps: list[int],
 def _performance(report: GradeReport, row, correct: bool, p: int, sizes: list[int],
                  reps: int, stall_limit: float, progress: bool) -> None:
     """Time one row against the library; files in ``grade/``, a summary as a check."""
-    from .performance import PERF_ROOTS, performance, size_label
+    from .performance import PERF_ROOTS, performance, size_label, stem as performance_stem
 
     check = "runtime against the library (information, not graded)"
     if not correct:
         report.add("performance", check, False, "not measured: the kernel is not correct yet",
                    row.collective, row.name)
         return
-    stem = f"performance_{row.collective}_{row.name}"
+    stem = performance_stem(row.collective, row.name)
     for old in report.result_dir.glob(f"{stem}*"):  # a new grading replaces the last one
         old.unlink()
     roots = [r for r in PERF_ROOTS if r < p]

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["PERF_P", "PERF_REPS", "PERF_ROOTS", "PERF_SIZES", "Performance", "latex_rows",
-           "performance", "size_label"]
+           "performance", "size_label", "stem"]
 
 #: Block sizes per process, in bytes: 1 B to 1 MB by decades, as in the report's figures.
 PERF_SIZES = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000)
@@ -142,11 +142,21 @@ def performance(collective_name: str, algorithm: str, p: int = PERF_P,
     return Performance(rows, relative_samples(rows))
 
 
+def stem(collective_name: str, algorithm: str) -> str:
+    """The file name stem of one kernel's results in a workspace's ``grade/``."""
+    return f"performance_{collective_name}_{algorithm}"
+
+
+def _library_medians(rows: "pd.DataFrame") -> dict:
+    """``{(root, b): median µs}`` of the library's rows."""
+    return {(r.root, r.b): r.median_us for r in rows.itertuples() if r.algorithm == "native"}
+
+
 def relative_samples(rows: "pd.DataFrame") -> "pd.DataFrame":
     """Each repetition of each non-library row, divided by the library's median."""
     import pandas as pd
 
-    lib = {(r.root, r.b): r.median_us for r in rows.itertuples() if r.algorithm == "native"}
+    lib = _library_medians(rows)
     out = []
     for r in rows.itertuples():
         if r.algorithm == "native":
@@ -180,7 +190,7 @@ def latex_rows(perf: Performance) -> str:
     """
     rows = perf.rows
     own = rows[rows.algorithm != "native"]
-    lib = {(r.root, r.b): r.median_us for r in rows.itertuples() if r.algorithm == "native"}
+    lib = _library_medians(rows)
     names = "/".join(dict.fromkeys(own.algorithm))
     library = "/".join(dict.fromkeys(str(v) for v in rows["mpi_library"]))
     lines = [f"% {'/'.join(dict.fromkeys(own.collective))}/{names} against the library "
