@@ -129,18 +129,45 @@ int tuw_ring_slot(int p, const long long own[], const long long nsend[], long lo
 long long tuw_allgatherv_block_elems(int p, const int counts[], int extent,
                                      long long block_bytes, double alpha, double beta);
 
-/* ---- circulant graphs (planned, not implemented: circulant.c, Python circulant.py) ----
- * Träff, Hunold, Vardas, Funk, "Uniform algorithms for reduce-scatter and (most) other
- * collectives for MPI".  Reserved names, so C, Python mirror and sweep test line up:
- *   int tuw_circ_skips(int p, int skips[]);   q = ceil(log2 p); skips[0..q] by repeated
- *                                             halving of p, skips[q] = p (Listing 1, Table II)
- *   int tuw_circ_epsilon(const int skips[], int k);            e_k = skips[k+1] mod 2
- *   int tuw_circ_to(int p, int rank, const int skips[], int k);   (r - skips[k] + e_k) mod p
- *   int tuw_circ_from(int p, int rank, const int skips[], int k); (r + skips[k] - e_k) mod p
- *   int tuw_circ_pathhead(int virt, int q, const int skips[]);    round virt sends in, to
- *                                             virtual root 0 (Reduce, Listing 4)
- *   int tuw_circ_relative_blocks(int off, int k, int q, const int skips[], int b,
- *                                int block[]);  the sets B_r^k (Reduce_scatter, Listing 5)
- * Python: circ_skips(p) -> (q, skips), circ_to(p, rank, skips, k), ... (same rule). */
+/* ---- circulant graphs (circulant.c; Träff, Hunold, Vardas, Funk, "Uniform algorithms for
+ * reduce-scatter and (most) other collectives for MPI", Sections III-A..D) -------------
+ * q = ceil(log2 p) rounds.  In round k rank r sends to (r - jump_k) mod p and receives from
+ * (r + jump_k) mod p, jump_k = skips[k] - e_k = skips[k+1] - skips[k].
+ *   p = 9:  skips 1 2 3 5 9, e_k 0 1 1 1, jumps 1 1 2 4; rank 8 sends to 7 7 6 4. */
+#define TUW_CIRC_MAX_SKIPS 33 /* skips[0..q], q <= 31 for an int p */
+
+/* skips[0..q] by repeated halving of p rounded up, skips[q] = p (Listing 1, Table II);
+ * returns q.  Needs p >= 1 and room for q + 1 ints (TUW_CIRC_MAX_SKIPS always suffices). */
+int tuw_circ_skips(int p, int skips[]);
+/* The correction e_k = skips[k+1] mod 2 of round k, 0 <= k < q (Section III-B). */
+int tuw_circ_epsilon(const int skips[], int k);
+/* To- and from-process of `rank` in round k: (rank -+ (skips[k] - e_k)) mod p. */
+int tuw_circ_to(int p, int rank, const int skips[], int k);
+int tuw_circ_from(int p, int rank, const int skips[], int k);
+/* The round in which virtual rank virt (rank - root mod p) sends its partial sum towards
+ * virtual root 0 (Reduce, Listing 4); q for virt 0 (the root never sends). */
+int tuw_circ_pathhead(int virt, int q, const int skips[]);
+
+/* The Reduce tree (Section III-C): v sends in round pathhead(v) to v - jump and is done;
+ * its children are v + jump_j for the rounds j < pathhead(v), v + jump_j < p, whose
+ * pathhead is j.  p = 9, root 0: children of 0: 1 (round 1), 2 (round 2), 4 (round 3). */
+typedef struct {
+    int rank;  /* the child                                                            */
+    int round; /* the round it sends its partial sum in                                */
+} tuw_circ_edge;
+
+typedef struct {
+    int parent; /* rank to send my partial sum to, -1 at the root                       */
+    int round;  /* round of that send, -1 at the root                                   */
+    int nchildren;
+    tuw_circ_edge child[TUW_CIRC_MAX_SKIPS]; /* in increasing round                     */
+} tuw_circ_tree;
+
+/* The tree as `rank` sees it.  Needs 1 <= p and 0 <= rank, root < p. */
+void tuw_circ_tree_create(int p, int rank, int root, tuw_circ_tree *t);
+/* Write the offsets of the sets B^i, i = k .. q-1, relative to `off` into block[b ...]
+ * (Reduce_scatter, Listing 5; offset x names the block of rank r - x); returns the index
+ * after the last written: from (0, 0) it writes 2^q - 1 offsets, 2^(q-1-i) of round i. */
+int tuw_circ_relative_blocks(int off, int k, int q, const int skips[], int b, int block[]);
 
 #endif /* TUWVIZ_TOPOLOGY_H */

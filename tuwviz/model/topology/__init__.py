@@ -13,9 +13,9 @@ Builders, C file (``kernels_c/topology/``) -> Python module (this package):
   ``oh_fixed_root``, ``oh_is_fixed_root``, ``oh_has_sibling``, ``oh_partner``,
   ``oh_right_wins``;
 * ``ring.c`` -> :mod:`.ring`: ``ring_order``, ``ring_slot``, ``allgatherv_block_elems``;
-* ``circulant.c`` -> ``circulant.py`` (planned; names reserved in ``topology.h``):
-  ``circ_skips``, ``circ_epsilon``, ``circ_to``, ``circ_from``, ``circ_pathhead``,
-  ``circ_relative_blocks``.
+* ``circulant.c`` -> :mod:`.circulant`: ``circ_skips``, ``circ_epsilon``, ``circ_to``,
+  ``circ_from``, ``circ_pathhead``, ``circ_tree_create``, ``circ_relative_blocks`` (and,
+  Python only, ``circ_jump`` and ``circ_blocks`` built on them).
 
 The mapping rule, C to Python:
 
@@ -49,6 +49,19 @@ Examples
 from __future__ import annotations
 
 from .binomial import BinomialEdge, BinomialTree, binomial_tree_create, virtual_blocks
+from .circulant import (
+    CircEdge,
+    CircTree,
+    circ_blocks,
+    circ_epsilon,
+    circ_from,
+    circ_jump,
+    circ_pathhead,
+    circ_relative_blocks,
+    circ_skips,
+    circ_to,
+    circ_tree_create,
+)
 from .divide_conquer import DcEdge, DcTree, dc_tree_create
 from .ordered_hypercube import (
     OhState,
@@ -75,11 +88,22 @@ __all__ = [
     "RING_SPREAD",
     "BinomialEdge",
     "BinomialTree",
+    "CircEdge",
+    "CircTree",
     "DcEdge",
     "DcTree",
     "OhState",
     "allgatherv_block_elems",
     "binomial_tree_create",
+    "circ_blocks",
+    "circ_epsilon",
+    "circ_from",
+    "circ_jump",
+    "circ_pathhead",
+    "circ_relative_blocks",
+    "circ_skips",
+    "circ_to",
+    "circ_tree_create",
     "dc_tree_create",
     "oh_cube",
     "oh_dims",

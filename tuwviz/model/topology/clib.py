@@ -22,6 +22,7 @@ import ctypes
 from typing import Sequence
 
 from .binomial import BinomialEdge, BinomialTree
+from .circulant import CircEdge, CircTree
 from .divide_conquer import DcEdge, DcTree
 from .ordered_hypercube import OhState
 
@@ -52,6 +53,19 @@ class _DcEdge(ctypes.Structure):
 class _DcTree(ctypes.Structure):
     _fields_ = [("parent", _int), ("round", _int), ("lo", _int), ("hi", _int),
                 ("nchildren", _int), ("child", _DcEdge * MAX_CHILDREN)]
+
+
+class _CircEdge(ctypes.Structure):
+    _fields_ = [("rank", _int), ("round", _int)]
+
+
+#: ``TUW_CIRC_MAX_SKIPS``: skips[0..q], q <= 31.
+MAX_SKIPS = 33
+
+
+class _CircTree(ctypes.Structure):
+    _fields_ = [("parent", _int), ("round", _int), ("nchildren", _int),
+                ("child", _CircEdge * MAX_SKIPS)]
 
 
 class _OhState(ctypes.Structure):
@@ -92,6 +106,13 @@ class CTopology:
             ("tuw_ring_order", _int, [_int, _int_p, _int_p, _int, _int_p]),
             ("tuw_ring_slot", _int, [_int, _ll_p, _ll_p, _ll_p, ctypes.POINTER(ctypes.c_ubyte)]),
             ("tuw_allgatherv_block_elems", _ll, [_int, _int_p, _int, _ll, _double, _double]),
+            ("tuw_circ_skips", _int, [_int, _int_p]),
+            ("tuw_circ_epsilon", _int, [_int_p, _int]),
+            ("tuw_circ_to", _int, [_int, _int, _int_p, _int]),
+            ("tuw_circ_from", _int, [_int, _int, _int_p, _int]),
+            ("tuw_circ_pathhead", _int, [_int, _int, _int_p]),
+            ("tuw_circ_tree_create", None, [_int, _int, _int, ctypes.POINTER(_CircTree)]),
+            ("tuw_circ_relative_blocks", _int, [_int, _int, _int, _int_p, _int, _int_p]),
         ]:
             fn = getattr(lib, name)
             fn.restype, fn.argtypes = restype, argtypes
@@ -155,3 +176,34 @@ class CTopology:
                                block_bytes: int, alpha: float, beta: float) -> int:
         return self.lib.tuw_allgatherv_block_elems(p, _ints(counts), extent, block_bytes,
                                                    alpha, beta)
+
+    # ---- circulant.c
+    def circ_skips(self, p: int) -> tuple[int, list[int]]:
+        skips = _ints([0] * MAX_SKIPS)
+        q = self.lib.tuw_circ_skips(p, skips)
+        return q, list(skips)[:q + 1]
+
+    def circ_epsilon(self, skips: Sequence[int], k: int) -> int:
+        return self.lib.tuw_circ_epsilon(_ints(skips), k)
+
+    def circ_to(self, p: int, rank: int, skips: Sequence[int], k: int) -> int:
+        return self.lib.tuw_circ_to(p, rank, _ints(skips), k)
+
+    def circ_from(self, p: int, rank: int, skips: Sequence[int], k: int) -> int:
+        return self.lib.tuw_circ_from(p, rank, _ints(skips), k)
+
+    def circ_pathhead(self, virt: int, q: int, skips: Sequence[int]) -> int:
+        return self.lib.tuw_circ_pathhead(virt, q, _ints(skips))
+
+    def circ_tree_create(self, p: int, rank: int, root: int) -> CircTree:
+        t = _CircTree()
+        self.lib.tuw_circ_tree_create(p, rank, root, ctypes.byref(t))
+        return CircTree(t.parent, t.round,
+                        tuple(CircEdge(e.rank, e.round) for e in t.child[:t.nchildren]))
+
+    def circ_relative_blocks(self, off: int, k: int, q: int, skips: Sequence[int], b: int,
+                             block: list[int]) -> int:
+        c_block = _ints(block)
+        end = self.lib.tuw_circ_relative_blocks(off, k, q, _ints(skips), b, c_block)
+        block[:] = list(c_block)[:len(block)]
+        return end
