@@ -45,6 +45,7 @@ buf = (ctypes.c_int * 64)()
 counts = (ctypes.c_int * 8)(*([1] * 8))
 displs = (ctypes.c_int * 8)(*range(8))
 t = ctypes.c_int.from_address(MPI._addressof(MPI.INT)).value
+op = ctypes.c_int.from_address(MPI._addressof(MPI.SUM)).value
 out = {}
 for row in kernels.algorithms():
     if row.is_library:
@@ -56,6 +57,8 @@ for row in kernels.algorithms():
         "gatherv": (buf, 1, t, buf, counts, displs, t, 0),
         "scatterv": (buf, counts, displs, t, buf, 1, t, 0),
         "allgather": (buf, 1, t, buf, 1, t), "allgatherv": (buf, 1, t, buf, counts, displs, t),
+        "allreduce": (buf, buf, 1, t, op), "reduce": (buf, buf, 1, t, op, 0),
+        "reduce_scatter_block": (buf, buf, 1, t, op),
     }[row.collective]
     rc = fn(*args, c)
     out[row.collective + "/" + row.name] = [MPI.Get_error_class(rc) if rc else 0,

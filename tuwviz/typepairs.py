@@ -25,6 +25,13 @@ own-mixed      MPI_INT, 2 c_i                              even ranks contiguous
 in-place       root-contig, with MPI_IN_PLACE at the root (at every process for Allgather(v))
 =============  ==========================================  =================================
 
+Reductions have one datatype (the operator's), so only two of these apply to them:
+``same``, and ``in-place`` with MPI_INT and MPI_SUM (sums of any ints are exact in any
+order): MPI_IN_PLACE at every process (Allreduce, Reduce_scatter_block: the input is in
+recvbuf, all ``p`` blocks of it for the latter) or at the root (Reduce), and the result
+compared: all of recvbuf for Allreduce and Reduce, the first block for
+Reduce_scatter_block (MPI leaves the rest of its recvbuf undefined).
+
 The library's collective (the MPI function itself, called with exactly the same arguments)
 and the kernel each run on buffers filled with the same byte pattern; every byte of each
 process's output buffers is compared, gaps of non-contiguous types included (a kernel
@@ -36,7 +43,7 @@ Examples
 >>> PAIRS[0], len(PAIRS)
 ('same', 6)
 >>> pairs_for("scatterv") == PAIRS, pairs_for("allreduce")
-(True, ('same',))
+(True, ('same', 'in-place'))
 """
 from __future__ import annotations
 
@@ -48,7 +55,7 @@ import numpy as np
 from .collectives import collective
 from .problems import FILL
 
-__all__ = ["PAIRS", "COLLECTIVES", "pairs_for", "check_pairs", "run_pair"]
+__all__ = ["PAIRS", "COLLECTIVES", "REDUCTIONS", "pairs_for", "check_pairs", "run_pair"]
 
 #: Every datatype pair, "same" first (the plain case with the problem's own datatype).
 PAIRS = ("same", "root-contig", "root-vector", "root-resized", "own-mixed", "in-place")
@@ -57,11 +64,16 @@ PAIRS = ("same", "root-contig", "root-vector", "root-resized", "own-mixed", "in-
 #: a reduction's operator works on one datatype).
 COLLECTIVES = ("gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv")
 
+#: Reductions: the pairs "same" and "in-place" apply.
+REDUCTIONS = ("allreduce", "reduce", "reduce_scatter_block")
 
 
 def pairs_for(collective_name: str) -> tuple[str, ...]:
-    """The datatype pairs that apply to a collective (only "same" for reductions)."""
-    return PAIRS if collective_name in COLLECTIVES else ("same",)
+    """The datatype pairs that apply to a collective ("same" and "in-place" for
+    reductions)."""
+    if collective_name in COLLECTIVES:
+        return PAIRS
+    return ("same", "in-place") if collective_name in REDUCTIONS else ("same",)
 
 
 def check_pairs(names) -> list[str]:
@@ -139,11 +151,34 @@ def _ints(values) -> ctypes.Array:
 _IN_PLACE = ctypes.c_void_p(-1)  # MPICH's MPI_IN_PLACE, (void *) -1 (checked at load time)
 
 
+def _call_reduction(fn, coll: str, comm, root: int, units: list[int], seed: int):
+    """The in-place pair of a reduction: MPI_INT, MPI_SUM, the input in recvbuf."""
+    from mpi4py import MPI
+
+    from . import kernels
+
+    rank, p = comm.rank, comm.size
+    count = 2 * max(units)  # a unit is two ints; reductions are regular
+    c, t, op = (kernels.comm_handle(x) for x in (comm, MPI.INT, MPI.SUM))
+    if coll == "reduce":
+        place = rank == root
+        data = _pattern(max(1, count * 4), rank + seed)
+        buf = data if place else bytearray([FILL]) * max(1, count * 4)
+        rc = fn(_IN_PLACE if place else _ptr(data), _ptr(buf), count, t, op, root, c)
+        return rc, ([("its receive buffer", bytes(buf), None)] if place else [])
+    n = count * (p if coll == "reduce_scatter_block" else 1)
+    buf = _pattern(max(1, n * 4), rank + seed)
+    rc = fn(_IN_PLACE, _ptr(buf), count, t, op, c)
+    return rc, [("its receive buffer", bytes(buf[:count * 4]), None)]
+
+
 def _call(fn, coll: str, comm, pair: str, root: int, units: list[int], seed: int):
     """Call `fn` (the library's MPI function or a kernel) once; return this process's
     output buffers as [(name, bytes, root-side layout or None)]."""
     from . import kernels
 
+    if coll in REDUCTIONS:
+        return _call_reduction(fn, coll, comm, root, units, seed)
     rank = comm.rank
     regular, rooted = not collective(coll).irregular, collective(coll).rooted
     rs, own = _root_side(pair), _own_side(pair, rank)
@@ -226,8 +261,8 @@ def run_pair(comm, collective_name: str, function: str, pair: str, root: int,
     from . import kernels, watch
     from .errors import KernelError
 
-    if collective_name not in COLLECTIVES:
-        raise ValueError(f"datatype pairs apply to {', '.join(COLLECTIVES)}, not {collective_name}")
+    if pair not in pairs_for(collective_name) or pair == "same":
+        raise ValueError(f"datatype pair {pair!r} does not apply to {collective_name}")
     lib = kernels.load()
     reference = getattr(lib, collective(collective_name).mpi_name)
     kernel = getattr(lib, function)

@@ -180,6 +180,15 @@ int tuw_require_intracomm(MPI_Comm comm);
  * MPI_ERR_ROOT for a root outside 0..p-1 (MPI_SUCCESS otherwise). */
 int tuw_rooted_begin(MPI_Comm comm, int root, int *rank, int *p);
 
+/* ---- reductions (kernels_c/common/reduction.c) ---------------------------------------- */
+/* The start of every reduction kernel: tuw_require_intracomm, then *rank and *p; if
+ * needs_commutative, an error code of class MPI_ERR_OP (MPI_Error_string says why) for an
+ * operator that is not commutative, before any communication. */
+int tuw_reduction_begin(MPI_Comm comm, MPI_Op op, int needs_commutative, int *rank, int *p);
+/* Scratch space for n elements of `type` (its lower bound and gaps accounted for): returns
+ * the address of element 0, NULL if out of memory; free(*mem) releases it. */
+char *tuw_alloc_elems(MPI_Aint n, MPI_Datatype type, void **mem);
+
 /* ---- tuning parameters (kernels_c/common/params.c) -------------------------------------- */
 /* Knobs of algorithms whose MPI signature has no place for them.  Process-global: set the
  * same values on every rank before calling a kernel (tuwviz/params.py does); the kernels

@@ -9,7 +9,9 @@ allgather.  One dataclass per family makes the contract visible:
   root;
 * :class:`TreeMeta` - ``gatherv/binomial``, ``gatherv/tuw`` and their scatters;
 * :class:`RingMeta` - ``allgatherv/ring``;
-* :class:`PipelinedRingMeta` - ``allgatherv/pipelined``.
+* :class:`PipelinedRingMeta` - ``allgatherv/pipelined``;
+* :class:`CirculantMeta` - the circulant-graph reductions (``allreduce/circulant``,
+  ``reduce_scatter_block/circulant``; ``reduce/circulant`` is a :class:`TreeMeta`).
 
 Readers: :mod:`tuwviz.viz.graph` and :mod:`tuwviz.viz.animation` draw the tree of a
 :class:`TreeMeta` (a :class:`StarMeta` is one), :mod:`tuwviz.viz.ring` the ring and pieces
@@ -41,6 +43,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 __all__ = [
+    "CirculantMeta",
     "PipelinedRingMeta",
     "RingMeta",
     "ScheduleMeta",
@@ -198,7 +201,30 @@ class PipelinedRingMeta(RingMeta):
     transfers: list[list[int]]
 
 
-_KINDS = {cls.kind: cls for cls in (TreeMeta, StarMeta, RingMeta, PipelinedRingMeta)}
+@dataclass
+class CirculantMeta(ScheduleMeta):
+    """The circulant graph of the uniform reduce-scatter paper (Section III-A).
+
+    Attributes
+    ----------
+    skips : list of int
+        ``skips[0..q]`` (:func:`tuwviz.model.topology.circ_skips`); round ``k`` sends to
+        ``r - jump_k`` and receives from ``r + jump_k``.
+    jumps : list of int
+        ``jump_k = skips[k] - e_k`` of every round.
+    epsilon : list of int
+        The correction ``e_k`` of every round.
+    """
+
+    kind: ClassVar[str] = "circulant"
+
+    skips: list[int]
+    jumps: list[int]
+    epsilon: list[int]
+
+
+_KINDS = {cls.kind: cls for cls in (TreeMeta, StarMeta, RingMeta, PipelinedRingMeta,
+                                    CirculantMeta)}
 
 
 def meta_to_dict(meta: ScheduleMeta | dict) -> dict:

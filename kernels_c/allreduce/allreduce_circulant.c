@@ -1,0 +1,76 @@
+/*
+ * allreduce_circulant.c - reduction-to-all on the circulant graph for any p (Träff,
+ * Hunold, Vardas, Funk, "Uniform algorithms for reduce-scatter and (most) other
+ * collectives for MPI", Section III-B, Listing 2, Proposition 1): the census algorithm of
+ * Bar-Noy, Kipnis and Schieber.  Needs a commutative operator.
+ *
+ * Invariant: after round k rank r holds S_r^k, the sum of the inputs of the skips[k+1] - 1
+ * ranks after it (r+1 .. r+skips[k+1]-1, mod p), in partbuf, and V_r + S_r^k in recvbuf.
+ * In round k it sends to t = r - jump_k and receives from f = r + jump_k
+ * (topology/circulant.c): if skips[k+1] is even (e_k = 0) it sends V_r + S_r^(k-1)
+ * (recvbuf), else S_r^(k-1) (partbuf), and adds what it receives to both sums.  After
+ * q = ceil(log2 p) rounds recvbuf holds the sum of all p inputs, on every rank.
+ * Two reductions per round, because MPI_Reduce_local has only two arguments (round 0 has
+ * one, and the copy of sendbuf into recvbuf).  The paper notes the partbuf reductions of
+ * the last rounds could be saved; the listing does them, and so does this kernel, so the
+ * cost is Table I's exactly.
+ *
+ * Cost (one-ported, bidirectional; m elements, gamma per element reduced or copied):
+ *     ceil(log2 p) (alpha + beta m + 2 gamma m)                       (Table I)
+ * q rounds, m elements sent and received per round.  Extra memory: 2m elements.
+ *
+ * Example, p = 11 (Figure 2): skips 1 2 3 6 11, jumps 1 1 3 5, e = 0 1 0 1.  Rank 0 sends
+ * to 10, 10, 8, 6 and receives from 1, 1, 3, 5: after round 0 it has S = V1 (partbuf),
+ * after round 1 S = V1 + S_1^0 = V1 + V2, after round 2 (e = 0: rank 3 sends V3 + S_3^1)
+ * S = V1..V5, after round 3 (e = 1: rank 5 sends S_5^2 = V6..V10) S = V1..V10.
+ *
+ * Corrected from Listing 2: its first ciro is ciri, the from-process (the receive's
+ * source).  MPI_IN_PLACE: the input is in recvbuf and nothing is copied.
+ * Model: tuwviz/model/reduce.py:allreduce_circulant.
+ */
+#include <stdlib.h>
+#include "tuwviz.h"
+#include "topology.h"
+
+int TUW_Allreduce_circulant(const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc, rank, p, skips[TUW_CIRC_MAX_SKIPS];
+    void *mem_part = NULL, *mem_temp = NULL;
+
+    rc = tuw_reduction_begin(comm, op, 1, &rank, &p);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (sendbuf != MPI_IN_PLACE) {
+        rc = tuw_local_copy(sendbuf, count, datatype, recvbuf, count, datatype);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    int q = tuw_circ_skips(p, skips);
+    char *partbuf = tuw_alloc_elems(count, datatype, &mem_part);
+    char *tempbuf = tuw_alloc_elems(count, datatype, &mem_temp);
+    if (!partbuf || !tempbuf) {
+        rc = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    char *inbuf = partbuf; /* round 0 receives S_r^0 = V_(r+1) straight into partbuf */
+    for (int k = 0; k < q; k++) {
+        void *outbuf = tuw_circ_epsilon(skips, k) ? partbuf : recvbuf;
+        rc = TUW_Sendrecv(outbuf, count, datatype, tuw_circ_to(p, rank, skips, k), k,
+                          inbuf, count, datatype, tuw_circ_from(p, rank, skips, k), k, comm,
+                          MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            goto fn_exit;
+        rc = MPI_Reduce_local(inbuf, recvbuf, count, datatype, op);
+        if (rc == MPI_SUCCESS && inbuf == tempbuf)
+            rc = MPI_Reduce_local(tempbuf, partbuf, count, datatype, op);
+        if (rc != MPI_SUCCESS)
+            goto fn_exit;
+        inbuf = tempbuf;
+    }
+
+fn_exit:
+    free(mem_part);
+    free(mem_temp);
+    return rc;
+}

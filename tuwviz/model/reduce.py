@@ -1,0 +1,174 @@
+"""Model schedules of the reductions: circulant-graph Allreduce, Reduce and Reduce_scatter_block.
+
+Paper: Träff, Hunold, Vardas, Funk, "Uniform algorithms for reduce-scatter and (most)
+other collectives for MPI", Sections III-B to III-D.  The builders follow the kernels in
+``kernels_c/allreduce/``, ``kernels_c/reduce/`` and ``kernels_c/reduce_scatter_block/``
+step for step, with the topology of :mod:`tuwviz.model.topology.circulant`: every message
+the kernel sends, with its tag (the round), and every local reduction and copy as a
+:class:`~tuwviz.model.program.Compute` of as many elements (label ``"reduce"`` or
+``"copy"``), so ``gamma`` is the paper's cost per element reduced or copied.  Sizes of
+messages are in bytes; the datatype's size matters for ``beta``, not for ``gamma``.
+
+allreduce/circulant (Listing 2): q = ceil(log2 p) rounds; a copy of the input, then per
+round one ``SendRecv`` of m elements to ``r - jump_k`` / from ``r + jump_k`` and two
+reductions (one in round 0).  Time ``q (alpha + beta m + 2 gamma m)``, Table I.
+
+reduce/circulant (Listings 3-4): the tree of :func:`~tuwviz.model.topology.circ_tree_create`;
+a rank receives each child's partial sum and reduces it (the first into the accumulator,
+adding its own input), then sends once.  Time ``q (alpha + beta m + gamma m)``, Table I.
+
+reduce_scatter_block/circulant (Listings 5-6): round 0 packs ``2^(q-1)`` blocks, exchanges
+them, reduces the own block and builds the segments of rounds 1..q-1 (copy of own input
+and reduction where ``e_k = 0``, a copy where ``e_k = 1``); rounds ``k >= 1`` exchange
+``2^(q-1-k)`` blocks and reduce as many.  ``(2^q - 1)`` blocks sent in all (Proposition 2).
+
+Examples
+--------
+>>> from tuwviz.problems import make_problem
+>>> s = allreduce_circulant(make_problem("allreduce", p=11, b=4, datatype="byte"))
+>>> [op for op in s.programs[0] if type(op).__name__ == "SendRecv"][3]
+SendRecv(send_peer=6, send_nbytes=4, recv_peer=5, recv_nbytes=4, tag=3, send_blocks=None, \
+recv_blocks=None, kind='data')
+>>> reduce_circulant(make_problem("reduce", p=9, b=1, root=0)).meta.parent
+[-1, 0, 0, 2, 0, 4, 4, 6, 7]
+"""
+from __future__ import annotations
+
+from ..problems import Problem
+from .meta import CirculantMeta, TreeMeta
+from .program import Compute, Op, Recv, Schedule, Send, SendRecv
+from .topology.circulant import (
+    circ_epsilon,
+    circ_from,
+    circ_jump,
+    circ_skips,
+    circ_to,
+    circ_tree_create,
+)
+
+__all__ = ["allreduce_circulant", "reduce_circulant", "reduce_scatter_block_circulant"]
+
+
+def _check(problem: Problem, collective: str) -> None:
+    if problem.collective != collective:
+        raise ValueError(f"{collective} schedule asked for a {problem.collective} problem")
+
+
+def _circulant_meta(p: int) -> CirculantMeta:
+    q, skips = circ_skips(p)
+    return CirculantMeta(skips, [circ_jump(skips, k) for k in range(q)],
+                         [circ_epsilon(skips, k) for k in range(q)])
+
+
+def allreduce_circulant(problem: Problem) -> Schedule:
+    """The circulant Allreduce of ``kernels_c/allreduce/allreduce_circulant.c``.
+
+    Every rank: ``Compute(m, "copy")`` (sendbuf into recvbuf), then for each round ``k``
+    one ``SendRecv`` of ``m`` elements with tag ``k`` and ``Compute(m, "reduce")`` twice
+    (once in round 0).
+    """
+    _check(problem, "allreduce")
+    p, m = problem.p, problem.block
+    nbytes = m * problem.itemsize
+    q, skips = circ_skips(p)
+    programs: list[list[Op]] = []
+    for r in range(p):
+        prog: list[Op] = [Compute(m, "copy")]
+        for k in range(q):
+            prog.append(SendRecv(circ_to(p, r, skips, k), nbytes,
+                                 circ_from(p, r, skips, k), nbytes, tag=k))
+            prog.extend([Compute(m, "reduce")] * (1 if k == 0 else 2))
+        programs.append(prog)
+    return Schedule("allreduce", "circulant", p, programs, problem, _circulant_meta(p))
+
+
+def _subtree_ranges(p: int, children: list[list[int]], rank: int) -> list[tuple[int, int]]:
+    """The ranks whose inputs `rank`'s partial sum holds, as sorted [lo, hi) ranges."""
+    ranks, todo = [], [rank]
+    while todo:
+        i = todo.pop()
+        ranks.append(i)
+        todo.extend(children[i])
+    ranges: list[tuple[int, int]] = []
+    for i in sorted(ranks):
+        if ranges and ranges[-1][1] == i:
+            ranges[-1] = (ranges[-1][0], i + 1)
+        else:
+            ranges.append((i, i + 1))
+    return ranges
+
+
+def reduce_circulant(problem: Problem) -> Schedule:
+    """The circulant Reduce of ``kernels_c/reduce/reduce_circulant.c``.
+
+    A rank receives every child's partial sum in increasing round (tag = the child's
+    round) and reduces it, then sends its own partial sum to its parent; a leaf sends
+    without computing; for ``p = 1`` the root copies its input.  ``meta`` is the tree.
+    """
+    _check(problem, "reduce")
+    p, m, root = problem.p, problem.block, problem.root
+    nbytes = m * problem.itemsize
+    trees = [circ_tree_create(p, i, root) for i in range(p)]
+    programs: list[list[Op]] = []
+    for i, t in enumerate(trees):
+        prog: list[Op] = []
+        for e in t.children:
+            prog += [Recv(e.rank, nbytes, tag=e.round), Compute(m, "reduce")]
+        if t.parent >= 0:
+            prog.append(Send(t.parent, nbytes, tag=t.round))
+        elif not t.children:
+            prog.append(Compute(m, "copy"))
+        programs.append(prog)
+    children = [[e.rank for e in t.children] for t in trees]
+    meta = TreeMeta(
+        root=root, parent=[t.parent for t in trees],
+        edge_bytes=[nbytes if t.parent >= 0 else 0 for t in trees],
+        edge_sent=[t.parent >= 0 for t in trees],
+        edge_iteration=[t.round for t in trees], fixed_exchanges=[],
+        subtree_ranges=[_subtree_ranges(p, children, i) if t.parent >= 0 else []
+                        for i, t in enumerate(trees)])
+    return Schedule("reduce", "circulant", p, programs, problem, meta)
+
+
+def reduce_scatter_block_circulant(problem: Problem) -> Schedule:
+    """The circulant Reduce_scatter_block of
+    ``kernels_c/reduce_scatter_block/reduce_scatter_block_circulant.c``.
+
+    Blocks of ``c = problem.block`` elements.  Round 0: ``Compute(2^(q-1) c, "copy")``
+    (the permute-pack), the exchange, ``Compute(c, "reduce")`` (own block), then per
+    later round ``i``, ``2^(q-1-i)`` blocks: copy of the own input and a reduction if
+    ``e_i = 0``, else a copy; ``Compute(c, "copy")`` of the result block.  Rounds ``i >= 1``:
+    the exchange of ``2^(q-1-i)`` blocks, ``Compute(c, "reduce")`` and the rest reduced.
+    """
+    _check(problem, "reduce_scatter_block")
+    p, c = problem.p, problem.block
+    bsize = c * problem.itemsize
+    q, skips = circ_skips(p)
+    programs: list[list[Op]] = []
+    for r in range(p):
+        if q == 0:
+            programs.append([Compute(c, "copy")])
+            continue
+        b = 2 ** (q - 1)
+        prog: list[Op] = [Compute(b * c, "copy"),
+                          SendRecv(circ_to(p, r, skips, 0), b * bsize,
+                                   circ_from(p, r, skips, 0), b * bsize, tag=0),
+                          Compute(c, "reduce")]
+        seg = b
+        for i in range(1, q):
+            seg //= 2
+            prog.append(Compute(seg * c, "copy"))
+            if circ_epsilon(skips, i) == 0:
+                prog.append(Compute(seg * c, "reduce"))
+        prog.append(Compute(c, "copy"))
+        for i in range(1, q):
+            b //= 2
+            prog += [SendRecv(circ_to(p, r, skips, i), b * bsize,
+                              circ_from(p, r, skips, i), b * bsize, tag=i),
+                     Compute(c, "reduce")]
+            if b > 1:
+                prog.append(Compute((b - 1) * c, "reduce"))
+        programs.append(prog)
+    return Schedule("reduce_scatter_block", "circulant", p, programs, problem,
+                    _circulant_meta(p))
+
