@@ -40,3 +40,43 @@ char *tuw_alloc_elems(MPI_Aint n, MPI_Datatype type, void **mem)
     *mem = malloc(bytes > 0 ? (size_t)bytes : 1);
     return *mem ? (char *)*mem - true_lb : NULL;
 }
+
+int tuw_tree_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int parent, int parent_tag, int nchildren, const int child[],
+                    const int child_tag[], MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS, is_root = parent < 0;
+    void *mem_acc = NULL, *mem_temp = NULL;
+    int in_place = is_root && sendbuf == MPI_IN_PLACE;
+    const void *own = in_place ? recvbuf : sendbuf;
+
+    if (nchildren == 0) { /* a leaf sends its input as it is; a lone root copies it */
+        if (!is_root)
+            return TUW_Send(sendbuf, count, datatype, parent, parent_tag, comm);
+        return in_place ? MPI_SUCCESS
+                        : tuw_local_copy(sendbuf, count, datatype, recvbuf, count, datatype);
+    }
+    char *acc = is_root ? recvbuf : tuw_alloc_elems(count, datatype, &mem_acc);
+    int need_temp = nchildren > 1 || in_place;
+    char *temp = need_temp ? tuw_alloc_elems(count, datatype, &mem_temp) : NULL;
+    if (!acc || (need_temp && !temp)) {
+        rc = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    for (int c = 0; c < nchildren; c++) {
+        int first = c == 0 && !in_place; /* the accumulator does not hold my input yet */
+        rc = TUW_Recv(first ? acc : temp, count, datatype, child[c], child_tag[c], comm,
+                      MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Reduce_local(first ? own : temp, acc, count, datatype, op);
+        if (rc != MPI_SUCCESS)
+            goto fn_exit;
+    }
+    if (!is_root)
+        rc = TUW_Send(acc, count, datatype, parent, parent_tag, comm);
+
+fn_exit:
+    free(mem_acc);
+    free(mem_temp);
+    return rc;
+}

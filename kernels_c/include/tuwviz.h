@@ -188,6 +188,16 @@ int tuw_reduction_begin(MPI_Comm comm, MPI_Op op, int needs_commutative, int *ra
 /* Scratch space for n elements of `type` (its lower bound and gaps accounted for): returns
  * the address of element 0, NULL if out of memory; free(*mem) releases it. */
 char *tuw_alloc_elems(MPI_Aint n, MPI_Datatype type, void **mem);
+/* Reduce along a tree, as seen by one process: receive the partial sum of each child
+ * (ranks child[], tags child_tag[], in that order) and add it, then send the sum to
+ * `parent` with parent_tag (parent < 0: this is the root, the sum goes to recvbuf).  The
+ * first child's sum is received into the accumulator and the input added to it, so
+ * nothing is copied; a leaf sends sendbuf as it is.  MPI_IN_PLACE at the root: the input
+ * is in recvbuf.  Extra memory: count elements at an inner process, and one more buffer
+ * with two or more children.  Used by reduce_binomial.c and reduce_circulant.c. */
+int tuw_tree_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int parent, int parent_tag, int nchildren, const int child[],
+                    const int child_tag[], MPI_Comm comm);
 
 /* ---- tuning parameters (kernels_c/common/params.c) -------------------------------------- */
 /* Knobs of algorithms whose MPI signature has no place for them.  Process-global: set the

@@ -10,7 +10,7 @@
  * (topology/circulant.c: tuw_circ_tree_create).  Only one partial sum is kept, so one
  * reduction per round on the way to the root, half the work of the reduction-to-all.
  * The first child's sum is received straight into the accumulator and the own input is
- * added to it: no copy (a leaf sends sendbuf itself).
+ * added to it: no copy (a leaf sends sendbuf itself; common/reduction.c: tuw_tree_reduce).
  *
  * Cost (one-ported; m elements, gamma per element reduced):
  *     ceil(log2 p) (alpha + beta m + gamma m)                         (Table I)
@@ -26,15 +26,13 @@
  * recvbuf; every child's sum is received into scratch space and added.
  * Model: tuwviz/model/reduce.py:reduce_circulant.
  */
-#include <stdlib.h>
 #include "tuwviz.h"
 #include "topology.h"
 
 int TUW_Reduce_circulant(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, int root, MPI_Comm comm)
 {
-    int rc, rank, p;
-    void *mem_acc = NULL, *mem_temp = NULL;
+    int rc, rank, p, child[TUW_CIRC_MAX_SKIPS], tag[TUW_CIRC_MAX_SKIPS];
     tuw_circ_tree t;
 
     rc = tuw_reduction_begin(comm, op, 1, &rank, &p);
@@ -43,37 +41,8 @@ int TUW_Reduce_circulant(const void *sendbuf, void *recvbuf, int count, MPI_Data
     if (root < 0 || root >= p)
         return MPI_ERR_ROOT;
     tuw_circ_tree_create(p, rank, root, &t);
-    int in_place = rank == root && sendbuf == MPI_IN_PLACE;
-    const void *own = in_place ? recvbuf : sendbuf;
-
-    if (t.nchildren == 0) { /* a leaf sends its input as it is; p = 1: the root copies */
-        if (rank != root)
-            return TUW_Send(sendbuf, count, datatype, t.parent, t.round, comm);
-        return in_place ? MPI_SUCCESS
-                        : tuw_local_copy(sendbuf, count, datatype, recvbuf, count, datatype);
-    }
-    char *acc = rank == root ? recvbuf : tuw_alloc_elems(count, datatype, &mem_acc);
-    char *temp = NULL;
-    if (t.nchildren > 1 || in_place)
-        temp = tuw_alloc_elems(count, datatype, &mem_temp);
-    if (!acc || ((t.nchildren > 1 || in_place) && !temp)) {
-        rc = MPI_ERR_NO_MEM;
-        goto fn_exit;
-    }
-    for (int c = 0; c < t.nchildren; c++) {
-        int first = c == 0 && !in_place; /* the accumulator does not hold my input yet */
-        rc = TUW_Recv(first ? acc : temp, count, datatype, t.child[c].rank, t.child[c].round,
-                      comm, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Reduce_local(first ? own : temp, acc, count, datatype, op);
-        if (rc != MPI_SUCCESS)
-            goto fn_exit;
-    }
-    if (rank != root)
-        rc = TUW_Send(acc, count, datatype, t.parent, t.round, comm);
-
-fn_exit:
-    free(mem_acc);
-    free(mem_temp);
-    return rc;
+    for (int c = 0; c < t.nchildren; c++)
+        child[c] = t.child[c].rank, tag[c] = t.child[c].round;
+    return tuw_tree_reduce(sendbuf, recvbuf, count, datatype, op, t.parent, t.round,
+                           t.nchildren, child, tag, comm);
 }

@@ -37,6 +37,7 @@ from __future__ import annotations
 from ..problems import Problem
 from .meta import CirculantMeta, TreeMeta
 from .program import Compute, Op, Recv, Schedule, Send, SendRecv
+from .topology.binomial import binomial_tree_create
 from .topology.circulant import (
     circ_epsilon,
     circ_from,
@@ -46,7 +47,14 @@ from .topology.circulant import (
     circ_tree_create,
 )
 
-__all__ = ["allreduce_circulant", "reduce_circulant", "reduce_scatter_block_circulant"]
+__all__ = [
+    "allreduce_butterfly",
+    "allreduce_circulant",
+    "reduce_binomial",
+    "reduce_circulant",
+    "reduce_scatter_block_circulant",
+    "reduce_scatter_block_recursive_halving",
+]
 
 
 def _check(problem: Problem, collective: str) -> None:
@@ -98,19 +106,13 @@ def _subtree_ranges(p: int, children: list[list[int]], rank: int) -> list[tuple[
     return ranges
 
 
-def reduce_circulant(problem: Problem) -> Schedule:
-    """The circulant Reduce of ``kernels_c/reduce/reduce_circulant.c``.
-
-    A rank receives every child's partial sum in increasing round (tag = the child's
-    round) and reduces it, then sends its own partial sum to its parent; a leaf sends
-    without computing; for ``p = 1`` the root copies its input.  ``meta`` is the tree.
-    """
-    _check(problem, "reduce")
+def _tree_reduce(problem: Problem, algorithm: str, trees: list) -> Schedule:
+    """Programs of ``tuw_tree_reduce`` (``kernels_c/common/reduction.c``) on `trees` (one
+    per rank, each with ``parent``, ``round`` and ``children`` of ``rank, round``)."""
     p, m, root = problem.p, problem.block, problem.root
     nbytes = m * problem.itemsize
-    trees = [circ_tree_create(p, i, root) for i in range(p)]
     programs: list[list[Op]] = []
-    for i, t in enumerate(trees):
+    for t in trees:
         prog: list[Op] = []
         for e in t.children:
             prog += [Recv(e.rank, nbytes, tag=e.round), Compute(m, "reduce")]
@@ -127,7 +129,122 @@ def reduce_circulant(problem: Problem) -> Schedule:
         edge_iteration=[t.round for t in trees], fixed_exchanges=[],
         subtree_ranges=[_subtree_ranges(p, children, i) if t.parent >= 0 else []
                         for i, t in enumerate(trees)])
-    return Schedule("reduce", "circulant", p, programs, problem, meta)
+    return Schedule("reduce", algorithm, p, programs, problem, meta)
+
+
+def reduce_circulant(problem: Problem) -> Schedule:
+    """The circulant Reduce of ``kernels_c/reduce/reduce_circulant.c``.
+
+    A rank receives every child's partial sum in increasing round (tag = the child's
+    round) and reduces it, then sends its own partial sum to its parent; a leaf sends
+    without computing; for ``p = 1`` the root copies its input.  ``meta`` is the tree.
+    """
+    _check(problem, "reduce")
+    p, root = problem.p, problem.root
+    return _tree_reduce(problem, "circulant", [circ_tree_create(p, i, root) for i in range(p)])
+
+
+def reduce_binomial(problem: Problem) -> Schedule:
+    """The binomial-tree Reduce of ``kernels_c/reduce/reduce_binomial.c``: the programs of
+    :func:`reduce_circulant` on the tree of
+    :func:`~tuwviz.model.topology.binomial_tree_create`."""
+    _check(problem, "reduce")
+    p, root = problem.p, problem.root
+    return _tree_reduce(problem, "binomial",
+                        [binomial_tree_create(p, i, root) for i in range(p)])
+
+
+def _power_split(p: int) -> tuple[int, int, int]:
+    """``(p', log2 p', x)``: the largest power of two ``p' <= p`` and ``x = p - p'``."""
+    pp, rounds = 1, 0
+    while 2 * pp <= p:
+        pp, rounds = 2 * pp, rounds + 1
+    return pp, rounds, p - pp
+
+
+def _new_rank(rank: int, x: int) -> int:
+    return rank // 2 if rank < 2 * x else rank - x
+
+
+def _old_rank(n: int, x: int) -> int:
+    return 2 * n + 1 if n < x else n + x
+
+
+def allreduce_butterfly(problem: Problem) -> Schedule:
+    """The butterfly Allreduce of ``kernels_c/allreduce/allreduce_butterfly.c``.
+
+    Pre-step (p not a power of two): even ranks below ``2x`` send their input to the
+    next odd rank (tag 0), which reduces; then ``log2 p'`` rounds of ``SendRecv`` with
+    ``n XOR 2^k`` (tag ``k + 1``) and a reduction; post-step: odd ranks below ``2x`` send
+    the result back (tag ``log2 p' + 1``).  ``p = 1``: a copy.
+    """
+    _check(problem, "allreduce")
+    p, m = problem.p, problem.block
+    nbytes = m * problem.itemsize
+    pp, rounds, x = _power_split(p)
+    programs: list[list[Op]] = []
+    for r in range(p):
+        if p == 1:
+            programs.append([Compute(m, "copy")])
+            continue
+        if r < 2 * x and r % 2 == 0:
+            programs.append([Send(r + 1, nbytes, tag=0), Recv(r + 1, nbytes, tag=rounds + 1)])
+            continue
+        prog: list[Op] = []
+        if r < 2 * x:
+            prog += [Recv(r - 1, nbytes, tag=0), Compute(m, "reduce")]
+        n = _new_rank(r, x)
+        for k in range(rounds):
+            peer = _old_rank(n ^ (1 << k), x)
+            prog += [SendRecv(peer, nbytes, peer, nbytes, tag=k + 1), Compute(m, "reduce")]
+        if r < 2 * x:
+            prog.append(Send(r - 1, nbytes, tag=rounds + 1))
+        programs.append(prog)
+    return Schedule("allreduce", "butterfly", p, programs, problem)
+
+
+def reduce_scatter_block_recursive_halving(problem: Problem) -> Schedule:
+    """The recursive-halving Reduce_scatter_block of
+    ``kernels_c/reduce_scatter_block/reduce_scatter_block_recursive_halving.c``.
+
+    Pre-step (p not a power of two): the whole input (``p c`` elements) from each even
+    rank below ``2x`` to the next odd rank, reduced there; ``log2 p'`` halving rounds, each
+    a ``SendRecv`` of the partner's half of the blocks and the reduction of the own half;
+    the copy of the own block into recvbuf; post-step: one block back to the even rank.
+    """
+    _check(problem, "reduce_scatter_block")
+    p, c = problem.p, problem.block
+    bsize = c * problem.itemsize
+    pp, rounds, x = _power_split(p)
+
+    def first(n: int) -> int:
+        return 2 * n if n < x else n + x
+
+    programs: list[list[Op]] = []
+    for r in range(p):
+        if r < 2 * x and r % 2 == 0:
+            programs.append([Send(r + 1, p * bsize, tag=0), Recv(r + 1, bsize, tag=rounds + 1)])
+            continue
+        prog: list[Op] = []
+        if r < 2 * x:
+            prog += [Recv(r - 1, p * bsize, tag=0), Compute(p * c, "reduce")]
+        n, lo, hi = _new_rank(r, x), 0, pp
+        for k in range(rounds):
+            d = pp >> (k + 1)
+            mid, peer = lo + d, _old_rank(n ^ d, x)
+            keep = (lo, mid) if n < mid else (mid, hi)
+            send = (mid, hi) if n < mid else (lo, mid)
+            kn = first(keep[1]) - first(keep[0])
+            sn = first(send[1]) - first(send[0])
+            prog += [SendRecv(peer, sn * bsize, peer, kn * bsize, tag=k + 1),
+                     Compute(kn * c, "reduce")]
+            lo, hi = keep
+        if p > 1:
+            prog.append(Compute(c, "copy"))
+        if r < 2 * x:
+            prog.append(Send(r - 1, bsize, tag=rounds + 1))
+        programs.append(prog)
+    return Schedule("reduce_scatter_block", "recursive_halving", p, programs, problem)
 
 
 def reduce_scatter_block_circulant(problem: Problem) -> Schedule:
