@@ -26,7 +26,7 @@ from .collectives import collective
 from .errors import OutputPathError
 from .launch import MAX_RANKS, check_ranks, mpiexec_backend, run_mpiexec
 from .params import check_params, expand, label
-from .problems import DATATYPES, MAX_COUNT, check_buffer, check_int, make_problem
+from .problems import DATATYPES, MAX_COUNT, check_buffer, check_int, check_op, make_problem
 from .sweep import MAX_CASES, Backend, distributions, int_values, parse_names, run_metadata
 
 __all__ = ["ROW_FIELDS", "ResultWriter", "bench", "bench_cases", "check_output"]
@@ -82,7 +82,7 @@ def _check_header(path: Path, fields: list[str]) -> None:
 
 ROW_FIELDS = [
     "collective", "algorithm", "params", "p", "root", "distribution", "b", "m", "m_prime",
-    "datatype",
+    "datatype", "op",
     "reps", "warmup", "min_us", "median_us", "mean_us", "max_us", "ratio_to_native",
     "mpi_library", "mpi4py", "ranks", "hosts", "oversubscribed", "heavy_yield", "backend",
     "date", "git_commit", "tuwviz",
@@ -146,13 +146,16 @@ def bench_cases(
     datatype: str = "int",
     params: dict[str, list] | None = None,
     samples: bool = False,
+    op: str = "sum",
 ) -> list[dict]:
     """Cases of a sweep, ``native`` first within each problem (so ratios can be formed).
 
     The defaults of `reps` and `warmup` are the gatherv paper's (75 and 10, Section 5).
     `params` is a grid of tuning parameters, e.g. ``{"block_bytes": [0, 4096]}``; each
     algorithm runs once per combination of the values it takes (:func:`tuwviz.params.expand`).
-    With `samples`, each result also has ``samples_us``: every repetition's time.
+    With `samples`, each result also has ``samples_us``: every repetition's time.  `op` is
+    the reductions' operator (:data:`tuwviz.problems.OPS`; the circulant paper measures
+    ``bor`` on ``byte``).
     """
     info = collective(collective_name)
     coll = info.name
@@ -178,6 +181,10 @@ def bench_cases(
     time_limit = _time_limit(time_limit)
     if datatype not in DATATYPES:
         raise ValueError(f"unknown datatype {datatype!r}; valid datatypes: {', '.join(DATATYPES)}")
+    if info.reduction:
+        check_op(datatype, op)
+        for a in algorithms:
+            kernels.find_algorithm(coll, a).check_problem(min(ps), op)
     taken = {q.name for a in algorithms for q in kernels.find_algorithm(coll, a).params}
     unused = [k for k, v in (params or {}).items() if k not in taken]
     if unused:  # silently measuring without it would mislabel the sweep
@@ -188,7 +195,8 @@ def bench_cases(
     for p in ps:
         for dist in dists:
             for b in bs:
-                pr = make_problem(coll, p, dist, b, root=root, seed=seed, datatype=datatype)
+                pr = make_problem(coll, p, dist, b, root=root, seed=seed, datatype=datatype,
+                                  op=op if info.reduction else "sum")
                 check_buffer(pr)
                 for alg in order:
                     for prm in expand(coll, alg, params):
@@ -228,6 +236,7 @@ def _row(case: dict, result: dict, meta: dict, native_median: dict) -> dict:
         "params": label(case.get("params")), "p": pr["p"],
         "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
         "m": sum(counts), "m_prime": pr["p"] * max(counts), "datatype": pr["datatype"],
+        "op": pr.get("op", "sum"),
         **result,
         "ratio_to_native": result["median_us"] / base if base else "",
         **meta,
@@ -248,6 +257,7 @@ def bench(
     warmup: int = 10,
     time_limit: float = 0.0,
     datatype: str = "int",
+    op: str = "sum",
     params: dict[str, list] | None = None,
     backend: Backend | None = None,
     backend_name: str | None = None,
@@ -268,6 +278,9 @@ def bench(
         Process counts, block-size distributions and average block sizes ``b`` to sweep.
     datatype : str
         Element type (``"int"``; ``"byte"`` makes ``b`` a size in bytes).
+    op : str
+        The reductions' operator (``"sum"``; ``"bor"`` with ``"byte"`` as the circulant
+        paper measures); ignored by the other collectives.
     params : dict of lists, optional
         Tuning-parameter grid, e.g. ``{"block_bytes": [0, 4096, 65536]}`` for the
         pipelined ring's block size; each row's ``params`` column says which values it used.
@@ -318,7 +331,7 @@ def bench(
         backend = mpiexec_backend(stall_limit)
         backend_name = backend_name or "mpiexec"
     cases = bench_cases(collective_name, algorithms, ps, dists, bs, root, seed, reps, warmup,
-                        time_limit, datatype, params, samples)
+                        time_limit, datatype, params, samples, op)
     if not cases:
         raise ValueError("empty selection: nothing to measure")
     if out is not None:

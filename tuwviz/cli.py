@@ -210,7 +210,13 @@ def _parser() -> argparse.ArgumentParser:
                                     "(the root's datatype and counts differ from each process's "
                                     "own, as MPI allows; once per p, root and parameter setting, "
                                     "at the largest b). Applies to gather(v), scatter(v), "
-                                    "allgather(v); reductions run 'same' only")
+                                    "allgather(v); reductions run same and in-place")
+    sp.add_argument("--ops", help="comma-separated datatype:op pairs for the reductions "
+                                  "(default: int:sum,int:max,int:min,double:sum,double:max,"
+                                  "double:min,byte:bor,int:user_sum; ops: sum, max, min, bor, "
+                                  "user_sum (user-defined, commutative), user_first "
+                                  "(user-defined, not commutative: refused by the kernels "
+                                  "that need a commutative one))")
     sp.add_argument("--seed", type=_int_type(0), default=0, help="seed for random sizes and data")
     stall_option(sp)
     common(sp)
@@ -231,6 +237,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="block sizes b in elements: the gatherv paper's average b, the allgatherv "
                          "paper's base count c (default 1,100,10000)")
     sp.add_argument("--datatype", default="int", help="element type: byte, int, double (default int)")
+    sp.add_argument("--op", default="sum",
+                    help="the reductions' operator: sum, max, min, bor, user_sum, user_first "
+                         "(default sum; the circulant paper measures --datatype byte --op bor)")
     params_help(sp)
     sp.add_argument("--root", type=_int_type(0), help="root (default p/2, as in the gatherv paper)")
     sp.add_argument("--reps", type=_int_type(1), default=75, help="timed repetitions (default 75)")
@@ -449,7 +458,7 @@ def cmd_verify(args) -> int:
     try:
         report = verify(colls, algs, ps, dists, bs, roots, args.seed,
                         progress=not args.json and sys.stderr.isatty(), stall_limit=args.stall_limit,
-                        types=_names(args.types))
+                        types=_names(args.types), ops=_names(args.ops))
     except TuwvizError as exc:
         report = getattr(exc, "report", None)
         if report is None or report.aborted is None:
@@ -479,14 +488,14 @@ def cmd_bench(args) -> int:
     dists = _names(args.dist) or [default_distributions(coll.name)[0]]
     params = _param_grid(args)
     bench_cases(coll.name, algorithms, ps, dists, bs, args.root, args.seed, args.reps,
-                args.warmup, args.time_limit, args.datatype, params)
+                args.warmup, args.time_limit, args.datatype, params, op=args.op)
     if args.out:
         check_output(args.out, fields=ROW_FIELDS)
         print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
     df = bench(
         coll.name, algorithms, ps, dists, bs, out=args.out, root=args.root, seed=args.seed,
         reps=args.reps, warmup=args.warmup, time_limit=args.time_limit, datatype=args.datatype,
-        params=params, progress=not args.no_progress and not args.json,
+        op=args.op, params=params, progress=not args.no_progress and not args.json,
         stall_limit=args.stall_limit,
     )
     if args.json:

@@ -92,6 +92,8 @@ def case_label(c: dict, name: bool = True) -> str:
     if name:
         text = f"{c['collective']}/{c['algorithm']} {text}"
     text += f" {c['params']}" if c.get("params") else ""
+    if c.get("op") is not None and (c.get("datatype"), c.get("op")) != ("int", "sum"):
+        text += f" {c['datatype']}:{c['op']}"  # a reduction's datatype and operator
     return text + (f" types={c['types']}" if c.get("types", "same") != "same" else "")
 
 

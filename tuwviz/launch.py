@@ -479,7 +479,8 @@ def describe_case(case: dict, index: int | None = None, of: int | None = None) -
     pr = case["problem"]
     info = {"collective": pr["collective"], "algorithm": case["algorithm"], "p": pr["p"],
             "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
-            "params": label(case.get("params")), "mode": case.get("mode")}
+            "params": label(case.get("params")), "mode": case.get("mode"),
+            "datatype": pr.get("datatype", "int"), "op": pr.get("op", "sum")}
     if case.get("types", "same") != "same":
         info["types"] = case["types"]
     if index is not None:

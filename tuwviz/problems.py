@@ -47,11 +47,17 @@ import numpy as np
 from .collectives import collective as collective_info
 
 __all__ = [
+    "COMMUTATIVE_OPS",
     "DATATYPES",
     "DISTRIBUTIONS",
     "FILL",
     "MAX_BUFFER_BYTES",
     "MAX_COUNT",
+    "OPS",
+    "OP_DATATYPES",
+    "REDUCTION_TYPES",
+    "check_op",
+    "parse_reduction_types",
     "check_buffer",
     "check_int",
     "Problem",
@@ -66,8 +72,69 @@ __all__ = [
 #: names to MPI datatypes (``tuw_datatype`` in ``kernels_c/common/invoke.c``).
 DATATYPES: dict[str, int] = {"byte": 1, "int": 4, "double": 8}
 
-#: Reduction operators known to the kernels; all are commutative.
-OPS: tuple[str, ...] = ("sum", "max", "min")
+#: Reduction operators known to the kernels, in the order of the C codes (``TUW_OP_*`` in
+#: ``kernels_c/include/tuwviz.h``): MPI's built-ins ``MPI_SUM``, ``MPI_MAX``, ``MPI_MIN``,
+#: ``MPI_BOR`` (the uniform reduce-scatter paper measures ``MPI_BOR`` on ``MPI_BYTE``), and
+#: two user-defined operators made with ``MPI_Op_create``: ``user_sum`` (element-wise
+#: sum, declared commutative) and ``user_first`` (``a o b = a``: associative, *not*
+#: commutative, so the result is rank 0's input; for testing the refusal of algorithms that
+#: need a commutative operator).
+OPS: tuple[str, ...] = ("sum", "max", "min", "bor", "user_sum", "user_first")
+
+#: The operators that may be applied in any order.
+COMMUTATIVE_OPS: tuple[str, ...] = ("sum", "max", "min", "bor", "user_sum")
+
+#: Datatypes each operator is defined on (MPI defines no sum on MPI_BYTE and no bitwise
+#: or on MPI_DOUBLE).
+OP_DATATYPES: dict[str, tuple[str, ...]] = {
+    "sum": ("int", "double"), "max": ("int", "double"), "min": ("int", "double"),
+    "bor": ("byte", "int"), "user_sum": ("byte", "int", "double"),
+    "user_first": ("byte", "int", "double"),
+}
+
+#: The (datatype, operator) pairs ``tuwviz verify`` crosses for reductions by default.
+REDUCTION_TYPES: tuple[tuple[str, str], ...] = (
+    ("int", "sum"), ("int", "max"), ("int", "min"), ("double", "sum"), ("double", "max"),
+    ("double", "min"), ("byte", "bor"), ("int", "user_sum"),
+)
+
+
+def parse_reduction_types(names) -> list[tuple[str, str]]:
+    """``"datatype:op"`` names (e.g. ``"byte:bor"``) as checked (datatype, op) pairs.
+
+    >>> parse_reduction_types(["int:sum", "byte:bor"])
+    [('int', 'sum'), ('byte', 'bor')]
+    >>> parse_reduction_types(["double:bor"])
+    Traceback (most recent call last):
+    ...
+    ValueError: operator 'bor' is not defined on datatype 'double'; it takes byte, int
+    """
+    out = []
+    for name in names:
+        dt, sep, op = str(name).strip().partition(":")
+        if not sep:
+            raise ValueError(f"{name!r} is not datatype:op, e.g. int:sum or byte:bor")
+        if dt not in DATATYPES:
+            raise ValueError(f"unknown datatype {dt!r}; valid datatypes: {', '.join(DATATYPES)}")
+        check_op(dt, op)
+        out.append((dt, op))
+    return out
+
+
+def check_op(datatype: str, op: str) -> None:
+    """Raise ValueError unless operator `op` is defined on `datatype`.
+
+    >>> check_op("byte", "bor")
+    >>> check_op("byte", "sum")
+    Traceback (most recent call last):
+    ...
+    ValueError: operator 'sum' is not defined on datatype 'byte'; it takes int, double
+    """
+    if op not in OPS:
+        raise ValueError(f"unknown op {op!r}; valid ops: {', '.join(OPS)}")
+    if datatype not in OP_DATATYPES[op]:
+        raise ValueError(f"operator {op!r} is not defined on datatype {datatype!r}; it takes "
+                         f"{', '.join(OP_DATATYPES[op])}")
 
 SPIKES_RHO = 5
 
@@ -353,6 +420,8 @@ class Problem:
             )
         if self.op not in OPS:
             raise ValueError(f"unknown op {self.op!r}; valid ops: {', '.join(OPS)}")
+        if info.reduction:
+            check_op(self.datatype, self.op)
 
     @property
     def itemsize(self) -> int:

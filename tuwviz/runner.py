@@ -230,8 +230,6 @@ def _check(rc: int, what: str, rank: int, lib=None) -> None:
 
 
 def _validate(problem: Problem, algorithm: kernels.Algorithm) -> None:
-    if problem.datatype == "byte" and collective(problem.collective).reduction:
-        raise ValueError("reductions need datatype int or double (MPI defines no sum on MPI_BYTE)")
     algorithm.check_problem(problem.p, problem.op)  # the table row's restrictions
 
 
@@ -289,7 +287,7 @@ def _reference(comm, problem: Problem, data_seed: int) -> Buffers:
 
     b = make_buffers(problem, comm.rank, data_seed)
     t = {"byte": MPI.BYTE, "int": MPI.INT, "double": MPI.DOUBLE}[problem.datatype]
-    op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[problem.op]
+    op = _mpi4py_op(problem.op)
     root, name = problem.root, problem.collective
     if name == "gather":
         comm.Gather([b.send, t], [b.recv, t] if b.has_output else None, root=root)
@@ -314,6 +312,31 @@ def _reference(comm, problem: Problem, data_seed: int) -> Buffers:
     else:
         raise ValueError(f"no reference for collective {name!r}")
     return b
+
+
+_USER_OPS: dict = {}
+
+
+def _mpi4py_op(name: str):
+    """The mpi4py operator for `name`: the built-ins, or the user-defined ones made here in
+    Python (independent of the C side's, so the reference checks those too)."""
+    from mpi4py import MPI
+
+    builtin = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "bor": MPI.BOR}
+    if name in builtin:
+        return builtin[name]
+    if name not in _USER_OPS:
+        def combine(inbuf, inoutbuf, datatype, first=(name == "user_first")):
+            if first:  # a o b = a, with a the lower rank's (MPI_Reduce_local(in, inout))
+                memoryview(inoutbuf).cast("B")[:] = memoryview(inbuf).cast("B")
+                return
+            t = (np.uint8 if datatype == MPI.BYTE else np.int32 if datatype == MPI.INT
+                 else np.float64)
+            out = np.frombuffer(inoutbuf, dtype=t)
+            out += np.frombuffer(inbuf, dtype=t)
+
+        _USER_OPS[name] = MPI.Op.Create(combine, commute=name != "user_first")
+    return _USER_OPS[name]
 
 
 def _blocks(problem: Problem, rank: int, buf: Buffers) -> list[tuple[int | None, int, int]]:

@@ -391,12 +391,12 @@ class Row:
         """Raise ValueError if `p` or `op` break a restriction of this algorithm."""
         if "power_of_two" in self.restrictions and (p < 1 or p & (p - 1)):
             raise ValueError(f"{self.collective}/{self.name} needs p a power of two, got p={p}")
-        if "commutative" in self.restrictions and op is not None and op not in _COMMUTATIVE:
+        from .problems import COMMUTATIVE_OPS
+
+        if "commutative" in self.restrictions and op is not None and op not in COMMUTATIVE_OPS:
             raise ValueError(f"{self.collective}/{self.name} needs a commutative operator, "
-                             f"got {op!r}; commutative operators: {', '.join(_COMMUTATIVE)}")
+                             f"got {op!r}; commutative operators: {', '.join(COMMUTATIVE_OPS)}")
 
-
-_COMMUTATIVE = ("sum", "max", "min")
 _builders: dict[tuple[str, Path], Callable] = {}
 
 

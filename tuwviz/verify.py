@@ -37,10 +37,11 @@ from .collectives import COLLECTIVES, collective
 from .launch import check_ranks, mpiexec_backend
 from .params import label, verify_variants
 from .launch import MAX_RANKS
-from .problems import DATATYPES, MAX_COUNT, check_buffer, check_int, make_problem
+from .problems import (COMMUTATIVE_OPS, DATATYPES, MAX_COUNT, REDUCTION_TYPES, check_buffer, check_int,
+                       make_problem, parse_reduction_types)
 from .report import ranges
 from .sweep import MAX_CASES, Backend, distributions, int_values, parse_names, roots_for
-from .typepairs import check_pairs, pairs_for
+from .typepairs import PAIRS, check_pairs, pairs_for
 
 #: What the message of a too-large p says to raise the limit.
 RANKS_HINT = " ranks (the limit of this machine; set TUWVIZ_MAX_RANKS to raise it)"
@@ -82,6 +83,7 @@ def verify_cases(
     roots: Iterable[int] | None = None,
     seed: int = 0,
     types: Iterable[str] | None = None,
+    ops: Iterable[str] | None = None,
 ) -> list[dict]:
     """The cases a verification sweep runs (see :func:`verify` for the parameters).
 
@@ -95,6 +97,10 @@ def verify_cases(
     if roots is not None:
         roots = int_values("roots", roots, lo=0)
     seed = check_int("seed", seed, lo=0)
+    reduction_types = (parse_reduction_types(parse_names(ops)) if ops is not None
+                       else list(REDUCTION_TYPES))
+    if not reduction_types:
+        raise ValueError("empty selection: no datatype:op given")
     types = check_pairs(parse_names(types)) if types is not None else None
     if types is not None and not types:
         raise ValueError("empty selection: no datatype pair given")
@@ -104,13 +110,23 @@ def verify_cases(
     if roots is not None and not any(collective(c).rooted for c, _ in pairs):
         names = ", ".join(sorted({c for c, _ in pairs}))
         raise ValueError(f"{names} has no root; leave out roots (--roots)")
+    refused = [f"{c}/{a}" for c, a in pairs if collective(c).reduction
+               and kernels.find_algorithm(c, a).needs_commutative
+               and any(op not in COMMUTATIVE_OPS for _, op in reduction_types)]
+    if refused:
+        raise ValueError(f"{', '.join(refused)} need a commutative operator; "
+                         f"{', '.join(sorted({op for _, op in reduction_types if op not in COMMUTATIVE_OPS}))} "
+                         f"is not (choose --algorithms native, or commutative operators: "
+                         f"{', '.join(COMMUTATIVE_OPS)})")
     for coll, _ in pairs:
         dlist = distributions(dists, coll)  # unknown names fail here
         if not dlist:
             raise ValueError("empty selection: no distribution given")
     if types is not None and not any(t in pairs_for(c) for c, _ in pairs for t in types):
+        applies = sorted({t for c, _ in pairs for t in pairs_for(c)}, key=PAIRS.index)
         raise ValueError(f"datatype pairs {', '.join(types)} do not apply to "
-                         f"{', '.join(sorted({c for c, _ in pairs}))} (only 'same' does)")
+                         f"{', '.join(sorted({c for c, _ in pairs}))} (these do: "
+                         f"{', '.join(applies)})")
     cases = []
 
     def add(case):
@@ -123,14 +139,18 @@ def verify_cases(
         for coll, alg in pairs:
             dlist = distributions(dists, coll)
             wanted = [t for t in pairs_for(coll) if types is None or t in types]
+            # reductions: every (datatype, operator); the others move ints
+            dt_ops = reduction_types if collective(coll).reduction else [("int", "sum")]
             if "same" in wanted:
                 for dist in dlist:
                     for b in bs:
                         for root in roots_for(coll, p, roots):
-                            pr = make_problem(coll, p, dist, b, root=root, seed=seed)
-                            check_buffer(pr)
-                            for params in verify_variants(coll, alg, p):
-                                add(verify_case(pr, alg, seed, params))
+                            for dt, op in dt_ops:
+                                pr = make_problem(coll, p, dist, b, root=root, seed=seed,
+                                                  datatype=dt, op=op)
+                                check_buffer(pr)
+                                for params in verify_variants(coll, alg, p):
+                                    add(verify_case(pr, alg, seed, params))
             others = [t for t in wanted if t != "same"]
             for root in (roots_for(coll, p, roots) if others else ()):
                 for params in verify_variants(coll, alg, p):
@@ -388,6 +408,7 @@ def verify(
     progress: bool = False,
     stall_limit: float | None = None,
     types: Iterable[str] | None = None,
+    ops: Iterable[str] | None = None,
 ) -> VerifyReport:
     """Compare kernels with the MPI library's collectives on real MPI ranks.
 
@@ -418,6 +439,10 @@ def verify(
     types : str or iterable of str, optional
         Datatype pairs (:data:`tuwviz.typepairs.PAIRS`; default: every pair that applies
         to the collective).  ``"same"`` alone is the sweep with one datatype.
+    ops : str or iterable of str, optional
+        ``"datatype:op"`` pairs the reductions run with (default
+        :data:`tuwviz.problems.REDUCTION_TYPES`: sum, max, min on int and double, bor on
+        byte, a user-defined sum on int).  Other collectives move ints.
 
     Returns
     -------
@@ -437,7 +462,7 @@ def verify(
     if backend is None:  # before building cases: range(1, 10**7) fails at once
         check_ranks(max(int_values("ps", ps, lo=1, hi=MAX_RANKS, hint=RANKS_HINT)))
         backend = mpiexec_backend(stall_limit)
-    cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed, types)
+    cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed, types, ops)
     return run_verify(cases, backend, progress)
 
 
@@ -466,7 +491,8 @@ def run_verify(cases: list[dict], backend: Backend | None = None, progress: bool
             "collective": pr["collective"], "algorithm": case["algorithm"], "p": pr["p"],
             "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
             "m": sum(pr["counts"]), "params": label(case.get("params")),
-            "types": case.get("types", "same"), **result,
+            "types": case.get("types", "same"), "datatype": pr.get("datatype", "int"),
+            "op": pr.get("op", "sum"), **result,
         })
         bar.update()
 

@@ -6,6 +6,7 @@
  * checks that all ranks have the same tuning parameters (params.c), outside any kernel so
  * traces and the model are unaffected.
  */
+#include <string.h>
 #include "tuwviz.h"
 
 static const char *collective_names[TUW_NUM_COLLECTIVES] = {
@@ -28,12 +29,45 @@ MPI_Datatype tuw_datatype(int code)
     }
 }
 
+/* user_sum: element-wise sum of bytes, ints or doubles, declared commutative */
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    if (*type == MPI_INT)
+        for (int i = 0; i < *len; i++)
+            ((int *)inout)[i] += ((const int *)in)[i];
+    else if (*type == MPI_DOUBLE)
+        for (int i = 0; i < *len; i++)
+            ((double *)inout)[i] += ((const double *)in)[i];
+    else if (*type == MPI_BYTE)
+        for (int i = 0; i < *len; i++)
+            ((unsigned char *)inout)[i] += ((const unsigned char *)in)[i];
+}
+
+/* user_first: a o b = a, associative but not commutative (inout = in o inout = in) */
+static void user_first(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    int size = 0;
+    MPI_Type_size(*type, &size);
+    memcpy(inout, in, (size_t)*len * (size_t)size);
+}
+
 MPI_Op tuw_op(int code)
 {
+    static MPI_Op sum_op = MPI_OP_NULL, first_op = MPI_OP_NULL; /* made on first use */
+
     switch (code) {
     case TUW_OP_SUM: return MPI_SUM;
     case TUW_OP_MAX: return MPI_MAX;
     case TUW_OP_MIN: return MPI_MIN;
+    case TUW_OP_BOR: return MPI_BOR;
+    case TUW_OP_USER_SUM:
+        if (sum_op == MPI_OP_NULL)
+            MPI_Op_create(user_sum, 1, &sum_op);
+        return sum_op;
+    case TUW_OP_USER_FIRST:
+        if (first_op == MPI_OP_NULL)
+            MPI_Op_create(user_first, 0, &first_op);
+        return first_op;
     default: return MPI_OP_NULL;
     }
 }

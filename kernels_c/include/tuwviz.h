@@ -113,7 +113,10 @@ typedef struct {
 } tuw_args;
 
 enum { TUW_DT_BYTE = 0, TUW_DT_INT = 1, TUW_DT_DOUBLE = 2 };
-enum { TUW_OP_SUM = 0, TUW_OP_MAX = 1, TUW_OP_MIN = 2 };
+/* user_sum and user_first are user-defined (MPI_Op_create, made on first use): an
+ * element-wise sum declared commutative, and a o b = a, not commutative (invoke.c) */
+enum { TUW_OP_SUM = 0, TUW_OP_MAX = 1, TUW_OP_MIN = 2, TUW_OP_BOR = 3, TUW_OP_USER_SUM = 4,
+       TUW_OP_USER_FIRST = 5 };
 
 MPI_Datatype tuw_datatype(int code);
 MPI_Op tuw_op(int code);

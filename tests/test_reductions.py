@@ -1,0 +1,94 @@
+"""Reductions on real MPI ranks: operators, the commutativity restriction, MPI_IN_PLACE.
+
+``tuwviz verify`` compares every reduction kernel with the library for every (datatype,
+operator) of :data:`tuwviz.problems.REDUCTION_TYPES` (tests/test_verify.py runs it); here
+the parts that verify does not reach: a kernel that needs a commutative operator returns
+MPI_ERR_OP with a message when given a user-defined non-commutative one (``user_first``,
+a o b = a), on every rank, before it communicates; the library itself honours that
+operator's order (the result is rank 0's input); and the Python side refuses the
+combination before any rank starts.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tuwviz import kernels
+from tuwviz.problems import make_problem
+from tuwviz.verify import verify
+
+from test_datatypes import _run
+
+REFUSAL_SCRIPT = r'''
+import json
+import numpy as np
+from mpi4py import MPI
+from tuwviz import kernels
+from tuwviz.errors import KernelError
+from tuwviz.problems import make_problem
+from tuwviz.runner import run_kernel
+
+comm = MPI.COMM_WORLD
+out = {}
+for row in kernels.algorithms():
+    if row.collective not in ("allreduce", "reduce", "reduce_scatter_block"):
+        continue
+    pr = make_problem(row.collective, comm.size, "same", 3, root=1, op="user_first")
+    try:
+        buf, _ = run_kernel(comm, pr, row.name)
+        result = buf.recv.tolist() if buf.has_output else None
+        out[row.collective + "/" + row.name] = ["ok", result, buf.send.tolist()]
+    except KernelError as exc:
+        out[row.collective + "/" + row.name] = ["error", str(exc), None]
+res = comm.gather(out, root=0)
+if comm.rank == 0:
+    print("RESULT " + json.dumps(res), flush=True)
+'''
+
+
+def test_kernels_refuse_a_non_commutative_operator_and_the_library_honours_it():
+    res = _run(REFUSAL_SCRIPT, 3)
+    rows = [r for r in kernels.algorithms() if r.collective in
+            ("allreduce", "reduce", "reduce_scatter_block")]
+    for rank, out in enumerate(res):
+        for row in rows:
+            status, detail, _ = out[f"{row.collective}/{row.name}"]
+            if row.is_library:
+                assert status == "ok", (rank, row.name, detail)
+            else:
+                assert row.needs_commutative
+                assert status == "error" and "commutative operator" in detail, (rank, detail)
+    # a o b = a: the library's result is rank 0's input (its block, for reduce_scatter_block)
+    inputs = [out["allreduce/native"][2] for out in res]
+    assert res[0]["allreduce/native"][1] == inputs[0]
+    assert res[1]["reduce/native"][1] == inputs[0]  # root 1
+    rsb = [out["reduce_scatter_block/native"] for out in res]
+    for rank, (_, got, _) in enumerate(rsb):
+        assert got == rsb[0][2][rank * 3:(rank + 1) * 3]
+
+
+@pytest.mark.parametrize("collective", ["allreduce", "reduce", "reduce_scatter_block"])
+def test_python_refuses_before_any_rank_starts(collective):
+    for row in kernels.algorithms(collective):
+        if row.needs_commutative:
+            with pytest.raises(ValueError, match="needs a commutative operator, got 'user_first'"):
+                row.check_problem(4, "user_first")
+
+
+def test_operator_and_datatype_must_go_together():
+    for dt, op in [("byte", "sum"), ("double", "bor"), ("byte", "max")]:
+        with pytest.raises(ValueError, match=f"operator '{op}' is not defined on datatype '{dt}'"):
+            make_problem("allreduce", 4, datatype=dt, op=op)
+    assert make_problem("reduce", 4, datatype="byte", op="bor").op == "bor"
+    # data movement ignores the operator
+    assert make_problem("gather", 4, datatype="byte").datatype == "byte"
+
+
+@pytest.mark.full
+def test_every_reduce_kernel_equals_the_library_for_every_root():
+    """Every root of every p up to 17, with the paper's byte:bor and int:sum, b = 0, 1, 5."""
+    for p in range(1, 18):
+        report = verify(["reduce"], None, [p], bs=[0, 1, 5], roots=range(p),
+                        ops=["int:sum", "byte:bor"], types=["same"])
+        assert report.ok, report.table()
+        assert {r["root"] for r in report.results} == set(range(p))
+        assert len(report.results) == len(kernels.algorithms("reduce")) * p * 3 * 2
