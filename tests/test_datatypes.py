@@ -58,7 +58,7 @@ for row in kernels.algorithms():
         "scatterv": (buf, counts, displs, t, buf, 1, t, 0),
         "allgather": (buf, 1, t, buf, 1, t), "allgatherv": (buf, 1, t, buf, counts, displs, t),
         "allreduce": (buf, buf, 1, t, op), "reduce": (buf, buf, 1, t, op, 0),
-        "reduce_scatter_block": (buf, buf, 1, t, op),
+        "reduce_scatter_block": (buf, buf, 1, t, op), "reduce_scatter": (buf, buf, counts, t, op),
     }[row.collective]
     rc = fn(*args, c)
     out[row.collective + "/" + row.name] = [MPI.Get_error_class(rc) if rc else 0,

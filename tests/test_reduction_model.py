@@ -22,7 +22,7 @@ PS = list(range(2, 70)) + [100, 127, 128, 129, 1000, 1152]
 
 
 def predict(collective, algorithm, p, m, root=0):
-    pr = make_problem(collective, p, "same", m, root=root, datatype="byte")
+    pr = make_problem(collective, p, "same", m, root=root, datatype="byte", op="bor")
     return simulate(model.schedule(collective, algorithm, pr), A, B, G).time
 
 
@@ -59,7 +59,7 @@ def test_proposition_2_volume_from_the_schedule(p):
     q, _ = circ_skips(p)
     c = 4
     s = model.schedule("reduce_scatter_block", "circulant",
-                       make_problem("reduce_scatter_block", p, "same", c, datatype="byte"))
+                       make_problem("reduce_scatter_block", p, "same", c, datatype="byte", op="bor"))
     for rank in range(p):
         rounds = [op for op in s.programs[rank] if isinstance(op, SendRecv)]
         assert [op.send_nbytes for op in rounds] == [2 ** (q - 1 - k) * c for k in range(q)]
@@ -115,3 +115,22 @@ def test_recursive_halving_worked_example_p6():
     c = 6
     assert predict("reduce_scatter_block", "recursive_halving", 6, c) == \
         4 * A + 13 * B * c + 13 * G * c
+
+
+@pytest.mark.parametrize("p", [2, 3, 5, 9, 11, 16, 17])
+def test_irregular_reduce_scatter_degrades_to_q_m_when_one_block_holds_everything(p):
+    """Section III-D: with all m elements in one block, its owner receives m in each of
+    the q rounds; with equal blocks the circulant irregular schedule is the block one."""
+    from tuwviz.problems import Problem
+
+    q, m = math.ceil(math.log2(p)), 10
+    for owner in sorted({0, p // 2, p - 1}):
+        counts = tuple(m if i == owner else 0 for i in range(p))
+        s = model.schedule("reduce_scatter", "circulant",
+                           Problem("reduce_scatter", p, 0, counts, datatype="byte", op="bor"))
+        got = [op.recv_nbytes for op in s.programs[owner] if isinstance(op, SendRecv)]
+        assert got == [m] * q
+    even = Problem("reduce_scatter", p, 0, (4,) * p, datatype="byte", op="bor")
+    block = make_problem("reduce_scatter_block", p, "same", 4, datatype="byte", op="bor")
+    assert model.schedule("reduce_scatter", "circulant", even).all_messages() == \
+        model.schedule("reduce_scatter_block", "circulant", block).all_messages()

@@ -47,6 +47,8 @@ for row in kernels.algorithms():
     codes = []
     for what, value in bad + [("count", -1)]:
         buf = make_buffers(pr, comm.rank)
+        if what == "count" and row.collective == "reduce_scatter":
+            buf.recvcounts[:] = value  # its counts are a vector, the same on every rank
         args = _args(pr, buf)
         if what == "root":
             args.root = value

@@ -60,6 +60,9 @@ COLLECTIVES: dict[str, Collective] = {
             "reduce_scatter_block", "MPI_Reduce_scatter_block",
             rooted=False, irregular=False, reduction=True,
         ),
+        Collective(
+            "reduce_scatter", "MPI_Reduce_scatter", rooted=False, irregular=True, reduction=True,
+        ),
     )
 }
 

@@ -109,7 +109,7 @@ def _check_sizes(problem: Problem) -> np.ndarray:
     if max(total, regular) * item > 2**63 - 1:
         raise ValueError(f"buffers of {max(total, regular)} elements of {item} bytes "
                          f"overflow a 64-bit size")
-    if problem.collective in ("gatherv", "scatterv", "allgatherv"):
+    if problem.collective in ("gatherv", "scatterv", "allgatherv", "reduce_scatter"):
         _prefix(counts.astype(np.int64))
     elif problem.collective in ("gather", "scatter", "allgather", "reduce_scatter_block"):
         if regular > INT_MAX:  # displacement of the last block: (p - 1) block
@@ -159,6 +159,9 @@ def make_buffers(problem: Problem, rank: int, data_seed: int = 0) -> Buffers:
                        recvcount=blk, has_output=is_root)
     if name == "reduce_scatter_block":
         return Buffers(_data(problem, rank, p * blk, data_seed), _empty(problem, blk), recvcount=blk)
+    if name == "reduce_scatter":
+        return Buffers(_data(problem, rank, total, data_seed), _empty(problem, mine),
+                       recvcount=mine, recvcounts=counts)
     raise ValueError(f"no buffer layout for collective {name!r}")
 
 
@@ -309,6 +312,9 @@ def _reference(comm, problem: Problem, data_seed: int) -> Buffers:
         comm.Reduce([b.send, t], [b.recv, t], op=op, root=root)
     elif name == "reduce_scatter_block":
         comm.Reduce_scatter_block([b.send, t], [b.recv, t], op=op)
+    elif name == "reduce_scatter":
+        comm.Reduce_scatter([b.send, t], [b.recv, t], recvcounts=[int(c) for c in b.recvcounts],
+                            op=op)
     else:
         raise ValueError(f"no reference for collective {name!r}")
     return b
@@ -350,7 +356,7 @@ def _blocks(problem: Problem, rank: int, buf: Buffers) -> list[tuple[int | None,
         return [(i, int(buf.rdispls[i]), int(buf.recvcounts[i])) for i in range(p)]
     if name in ("gather", "allgather"):
         return [(i, i * problem.block, problem.block) for i in range(p)]
-    if name in ("scatter", "scatterv", "reduce_scatter_block"):
+    if name in ("scatter", "scatterv", "reduce_scatter_block", "reduce_scatter"):
         return [(rank, 0, buf.recv.size)]
     return [(None, 0, buf.recv.size)]
 

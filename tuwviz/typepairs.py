@@ -27,10 +27,10 @@ in-place       root-contig, with MPI_IN_PLACE at the root (at every process for 
 
 Reductions have one datatype (the operator's), so only two of these apply to them:
 ``same``, and ``in-place`` with MPI_INT and MPI_SUM (sums of any ints are exact in any
-order): MPI_IN_PLACE at every process (Allreduce, Reduce_scatter_block: the input is in
-recvbuf, all ``p`` blocks of it for the latter) or at the root (Reduce), and the result
-compared: all of recvbuf for Allreduce and Reduce, the first block for
-Reduce_scatter_block (MPI leaves the rest of its recvbuf undefined).
+order): MPI_IN_PLACE at every process (Allreduce, Reduce_scatter(_block): the input is in
+recvbuf, all ``p`` blocks of it for the reduce-scatters) or at the root (Reduce), and
+the result compared: all of recvbuf for Allreduce and Reduce, the process's own block at
+the start of recvbuf for Reduce_scatter(_block) (MPI leaves the rest undefined).
 
 The library's collective (the MPI function itself, called with exactly the same arguments)
 and the kernel each run on buffers filled with the same byte pattern; every byte of each
@@ -65,7 +65,7 @@ PAIRS = ("same", "root-contig", "root-vector", "root-resized", "own-mixed", "in-
 COLLECTIVES = ("gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv")
 
 #: Reductions: the pairs "same" and "in-place" apply.
-REDUCTIONS = ("allreduce", "reduce", "reduce_scatter_block")
+REDUCTIONS = ("allreduce", "reduce", "reduce_scatter_block", "reduce_scatter")
 
 
 def pairs_for(collective_name: str) -> tuple[str, ...]:
@@ -158,7 +158,7 @@ def _call_reduction(fn, coll: str, comm, root: int, units: list[int], seed: int)
     from . import kernels
 
     rank, p = comm.rank, comm.size
-    count = 2 * max(units)  # a unit is two ints; reductions are regular
+    count = 2 * max(units)  # a unit is two ints; the regular reductions pad to the largest
     c, t, op = (kernels.comm_handle(x) for x in (comm, MPI.INT, MPI.SUM))
     if coll == "reduce":
         place = rank == root
@@ -166,6 +166,11 @@ def _call_reduction(fn, coll: str, comm, root: int, units: list[int], seed: int)
         buf = data if place else bytearray([FILL]) * max(1, count * 4)
         rc = fn(_IN_PLACE if place else _ptr(data), _ptr(buf), count, t, op, root, c)
         return rc, ([("its receive buffer", bytes(buf), None)] if place else [])
+    if coll == "reduce_scatter":  # irregular: all blocks in, my block out
+        counts = [2 * u for u in units]
+        buf = _pattern(max(1, sum(counts) * 4), rank + seed)
+        rc = fn(_IN_PLACE, _ptr(buf), _ints(counts), t, op, c)
+        return rc, [("its receive buffer", bytes(buf[:counts[rank] * 4]), None)]
     n = count * (p if coll == "reduce_scatter_block" else 1)
     buf = _pattern(max(1, n * 4), rank + seed)
     rc = fn(_IN_PLACE, _ptr(buf), count, t, op, c)

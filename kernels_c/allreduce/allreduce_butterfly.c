@@ -35,6 +35,8 @@ int TUW_Allreduce_butterfly(const void *sendbuf, void *recvbuf, int count,
     rc = tuw_reduction_begin(comm, op, 1, &rank, &p);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (count < 0)
+        return MPI_ERR_COUNT;
     int in_place = sendbuf == MPI_IN_PLACE;
     int pp = 1, rounds = 0;
     while (2 * pp <= p)

@@ -41,6 +41,8 @@ int TUW_Allreduce_circulant(const void *sendbuf, void *recvbuf, int count,
     rc = tuw_reduction_begin(comm, op, 1, &rank, &p);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (count < 0)
+        return MPI_ERR_COUNT;
     if (sendbuf != MPI_IN_PLACE) {
         rc = tuw_local_copy(sendbuf, count, datatype, recvbuf, count, datatype);
         if (rc != MPI_SUCCESS)

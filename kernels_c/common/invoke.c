@@ -11,7 +11,7 @@
 
 static const char *collective_names[TUW_NUM_COLLECTIVES] = {
     "gather",    "gatherv",   "scatter", "scatterv",
-    "allgather", "allgatherv", "allreduce", "reduce", "reduce_scatter_block",
+    "allgather", "allgatherv", "allreduce", "reduce", "reduce_scatter_block", "reduce_scatter",
 };
 
 const char *tuw_collective_name(int coll)
@@ -114,6 +114,9 @@ int tuw_invoke_unchecked(int index, const tuw_args *a, MPI_Comm comm)
     case TUW_REDUCE_SCATTER_BLOCK:
         return ((tuw_reduce_scatter_block_fn)alg->fn)(a->sendbuf, a->recvbuf, a->recvcount, t,
                                                       op, comm);
+    case TUW_REDUCE_SCATTER:
+        return ((tuw_reduce_scatter_fn)alg->fn)(a->sendbuf, a->recvbuf, a->recvcounts, t, op,
+                                                comm);
     default:
         return MPI_ERR_ARG;
     }

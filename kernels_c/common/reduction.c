@@ -28,6 +28,17 @@ int tuw_reduction_begin(MPI_Comm comm, MPI_Op op, int needs_commutative, int *ra
     return code;
 }
 
+int tuw_reduce_scatter_begin(MPI_Comm comm, MPI_Op op, const int recvcounts[], int *rank,
+                             int *p)
+{
+    int rc = tuw_reduction_begin(comm, op, 1, rank, p);
+
+    for (int i = 0; rc == MPI_SUCCESS && i < *p; i++) /* the same on every rank */
+        if (recvcounts[i] < 0)
+            rc = MPI_ERR_COUNT;
+    return rc;
+}
+
 char *tuw_alloc_elems(MPI_Aint n, MPI_Datatype type, void **mem)
 {
     MPI_Aint lb, extent, true_lb, true_extent;
@@ -49,6 +60,9 @@ int tuw_tree_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     void *mem_acc = NULL, *mem_temp = NULL;
     int in_place = is_root && sendbuf == MPI_IN_PLACE;
     const void *own = in_place ? recvbuf : sendbuf;
+
+    if (count < 0) /* the same count on every rank: every rank returns here */
+        return MPI_ERR_COUNT;
 
     if (nchildren == 0) { /* a leaf sends its input as it is; a lone root copies it */
         if (!is_root)
@@ -78,5 +92,23 @@ int tuw_tree_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 fn_exit:
     free(mem_acc);
     free(mem_temp);
+    return rc;
+}
+
+int tuw_reduce_scatter_regular(tuw_reduce_scatter_fn fn, const void *sendbuf, void *recvbuf,
+                               int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int p, rc = tuw_require_intracomm(comm);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Comm_size(comm, &p);
+    int *counts = malloc(sizeof(int) * (size_t)p);
+    if (!counts)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < p; i++)
+        counts[i] = recvcount;
+    rc = fn(sendbuf, recvbuf, counts, datatype, op, comm);
+    free(counts);
     return rc;
 }

@@ -33,6 +33,7 @@ typedef enum {
     TUW_ALLREDUCE,
     TUW_REDUCE,
     TUW_REDUCE_SCATTER_BLOCK,
+    TUW_REDUCE_SCATTER,
     TUW_NUM_COLLECTIVES
 } tuw_collective;
 
@@ -58,6 +59,8 @@ const char *tuw_collective_name(int coll);
 #define TUW_REDUCE_PARAMS (const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm)
 #define TUW_REDUCE_SCATTER_BLOCK_PARAMS (const void *, void *, int, MPI_Datatype, MPI_Op, \
                                          MPI_Comm)
+#define TUW_REDUCE_SCATTER_PARAMS (const void *, void *, const int[], MPI_Datatype, MPI_Op, \
+                                   MPI_Comm)
 #define TUW_PROTO(COLL, fn) int fn TUW_##COLL##_PARAMS
 
 typedef int(*tuw_gather_fn) TUW_GATHER_PARAMS;
@@ -69,6 +72,7 @@ typedef int(*tuw_allgatherv_fn) TUW_ALLGATHERV_PARAMS;
 typedef int(*tuw_allreduce_fn) TUW_ALLREDUCE_PARAMS;
 typedef int(*tuw_reduce_fn) TUW_REDUCE_PARAMS;
 typedef int(*tuw_reduce_scatter_block_fn) TUW_REDUCE_SCATTER_BLOCK_PARAMS;
+typedef int(*tuw_reduce_scatter_fn) TUW_REDUCE_SCATTER_PARAMS;
 
 /* ---- algorithm registry ------------------------------------------------------------------
  * tuw_algorithms[] is generated from kernels_c/algorithms.toml when the library is built
@@ -105,7 +109,7 @@ typedef struct {
     const int *sdispls;    /* scatterv */
     void *recvbuf;
     int recvcount;
-    const int *recvcounts; /* gatherv, allgatherv */
+    const int *recvcounts; /* gatherv, allgatherv, reduce_scatter */
     const int *rdispls;    /* gatherv, allgatherv */
     int datatype;          /* a TUW_DT_* code: the order of tuwviz.problems.DATATYPES */
     int op;                /* a TUW_OP_* code: the order of tuwviz.problems.OPS       */
@@ -188,6 +192,10 @@ int tuw_rooted_begin(MPI_Comm comm, int root, int *rank, int *p);
  * needs_commutative, an error code of class MPI_ERR_OP (MPI_Error_string says why) for an
  * operator that is not commutative, before any communication. */
 int tuw_reduction_begin(MPI_Comm comm, MPI_Op op, int needs_commutative, int *rank, int *p);
+/* The same for a Reduce_scatter kernel (commutative operator), then MPI_ERR_COUNT if any of
+ * recvcounts is negative. */
+int tuw_reduce_scatter_begin(MPI_Comm comm, MPI_Op op, const int recvcounts[], int *rank,
+                             int *p);
 /* Scratch space for n elements of `type` (its lower bound and gaps accounted for): returns
  * the address of element 0, NULL if out of memory; free(*mem) releases it. */
 char *tuw_alloc_elems(MPI_Aint n, MPI_Datatype type, void **mem);
@@ -201,6 +209,10 @@ char *tuw_alloc_elems(MPI_Aint n, MPI_Datatype type, void **mem);
 int tuw_tree_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, int parent, int parent_tag, int nchildren, const int child[],
                     const int child_tag[], MPI_Comm comm);
+/* Reduce_scatter_block as the Reduce_scatter `fn` with recvcounts of p times recvcount:
+ * the block kernels that are the regular case of an irregular one. */
+int tuw_reduce_scatter_regular(tuw_reduce_scatter_fn fn, const void *sendbuf, void *recvbuf,
+                               int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 
 /* ---- tuning parameters (kernels_c/common/params.c) -------------------------------------- */
 /* Knobs of algorithms whose MPI signature has no place for them.  Process-global: set the

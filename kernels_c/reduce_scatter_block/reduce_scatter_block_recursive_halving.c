@@ -35,82 +35,17 @@
  * (d = 1): 1 <-> 3 (1 sends 2, 3, gets 0, 1), 4 <-> 5 (4 sends 5, gets 4); post-step
  * 1 -> 0 (block 0), 3 -> 2 (block 2).
  * MPI_IN_PLACE: the input is in recvbuf; the result goes to its first block.
+ * The algorithm is reduce_scatter/reduce_scatter_recursive_halving.c's with equal
+ * blocks: this file passes it recvcounts of p times recvcount.
  * Model: tuwviz/model/reduce.py:reduce_scatter_block_recursive_halving.
  */
-#include <stdlib.h>
 #include "tuwviz.h"
 
-/* first result block of new rank n */
-static int first_block(int n, int x) { return n < x ? 2 * n : n + x; }
+TUW_PROTO(REDUCE_SCATTER, TUW_Reduce_scatter_recursive_halving); /* the general case */
 
-int TUW_Reduce_scatter_block_recursive_halving(const void *sendbuf, void *recvbuf,
-                                               int recvcount, MPI_Datatype datatype,
-                                               MPI_Op op, MPI_Comm comm)
+int TUW_Reduce_scatter_block_recursive_halving(const void *sendbuf, void *recvbuf, int recvcount,
+                                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc, rank, p;
-    void *mem_acc = NULL, *mem_temp = NULL;
-    MPI_Aint lb, extent;
-
-    rc = tuw_reduction_begin(comm, op, 1, &rank, &p);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Aint bsize = (MPI_Aint)recvcount * extent;
-    const char *have = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf; /* my current sums */
-    int pp = 1, rounds = 0;
-    while (2 * pp <= p)
-        pp *= 2, rounds++;
-    int x = p - pp;
-    char *acc = tuw_alloc_elems((MPI_Aint)p * recvcount, datatype, &mem_acc);
-    char *temp = tuw_alloc_elems((MPI_Aint)p * recvcount, datatype, &mem_temp);
-    if (!acc || !temp) {
-        rc = MPI_ERR_NO_MEM;
-        goto fn_exit;
-    }
-    if (rank < 2 * x && rank % 2 == 0) { /* pre-step: hand everything over, wait for my block */
-        rc = TUW_Send(have, p * recvcount, datatype, rank + 1, 0, comm);
-        if (rc == MPI_SUCCESS)
-            rc = TUW_Recv(recvbuf, recvcount, datatype, rank + 1, rounds + 1, comm,
-                          MPI_STATUS_IGNORE);
-        goto fn_exit;
-    }
-    if (rank < 2 * x) { /* pre-step, receiving side: acc = its input + mine */
-        rc = TUW_Recv(acc, p * recvcount, datatype, rank - 1, 0, comm, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Reduce_local(have, acc, p * recvcount, datatype, op);
-        if (rc != MPI_SUCCESS)
-            goto fn_exit;
-        have = acc;
-    }
-    int n = rank < 2 * x ? rank / 2 : rank - x, lo = 0, hi = pp; /* my range of new ranks */
-    for (int k = 0; k < rounds; k++) {
-        int d = pp >> (k + 1), partner = n ^ d, mid = lo + d;
-        int peer = partner < x ? 2 * partner + 1 : partner + x;
-        int keep_lo = n < mid ? lo : mid, keep_hi = n < mid ? mid : hi;
-        int send_lo = n < mid ? mid : lo, send_hi = n < mid ? hi : mid;
-        int kb = first_block(keep_lo, x), kn = first_block(keep_hi, x) - kb;
-        int sb = first_block(send_lo, x), sn = first_block(send_hi, x) - sb;
-        char *in = have == acc ? temp : acc; /* acc holds no sums yet: receive into it */
-        rc = TUW_Sendrecv(have + sb * bsize, sn * recvcount, datatype, peer, k + 1,
-                          in + kb * bsize, kn * recvcount, datatype, peer, k + 1, comm,
-                          MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Reduce_local((in == acc ? have : temp) + kb * bsize, acc + kb * bsize,
-                                  kn * recvcount, datatype, op);
-        if (rc != MPI_SUCCESS)
-            goto fn_exit;
-        have = acc;
-        lo = keep_lo, hi = keep_hi;
-    }
-    if (have + (MPI_Aint)rank * bsize != (char *)recvbuf) /* p = 1 in place: already there */
-        rc = tuw_local_copy(have + (MPI_Aint)rank * bsize, recvcount, datatype, recvbuf,
-                            recvcount, datatype);
-    if (rc == MPI_SUCCESS && rank < 2 * x) /* post-step: the block of the rank that sat out */
-        rc = TUW_Send(have + (MPI_Aint)(rank - 1) * bsize, recvcount, datatype, rank - 1,
-                      rounds + 1, comm);
-
-fn_exit:
-    free(mem_acc);
-    free(mem_temp);
-    return rc;
+    return tuw_reduce_scatter_regular(TUW_Reduce_scatter_recursive_halving, sendbuf, recvbuf,
+                                      recvcount, datatype, op, comm);
 }

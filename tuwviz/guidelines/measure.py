@@ -201,8 +201,10 @@ def measure_missing(
         groups.setdefault(key, []).append(mo.b)
     frames = []
     for (coll, alg, p, root, datatype, r, w, dist), bs in groups.items():
+        # a reduction on bytes: MPI has no sum there; bitwise or, as the circulant paper
+        op = "bor" if datatype == "byte" else "sum"
         frames.append(bench(coll, [alg], ps=[p], dists=[dist], bs=sorted(set(bs)), out=out,
-                            root=root, seed=seed, reps=r, warmup=w, datatype=datatype,
+                            root=root, seed=seed, reps=r, warmup=w, datatype=datatype, op=op,
                             backend=backend, backend_name=backend_name, progress=progress))
     new = pd.concat(frames, ignore_index=True)
     still = missing_operations(pd.concat([df, new[df.columns.intersection(new.columns)]],

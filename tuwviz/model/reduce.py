@@ -25,7 +25,7 @@ and reduction where ``e_k = 0``, a copy where ``e_k = 1``); rounds ``k >= 1`` ex
 Examples
 --------
 >>> from tuwviz.problems import make_problem
->>> s = allreduce_circulant(make_problem("allreduce", p=11, b=4, datatype="byte"))
+>>> s = allreduce_circulant(make_problem("allreduce", p=11, b=4, datatype="byte", op="bor"))
 >>> [op for op in s.programs[0] if type(op).__name__ == "SendRecv"][3]
 SendRecv(send_peer=6, send_nbytes=4, recv_peer=5, recv_nbytes=4, tag=3, send_blocks=None, \
 recv_blocks=None, kind='data')
@@ -40,6 +40,7 @@ from .program import Compute, Op, Recv, Schedule, Send, SendRecv
 from .topology.binomial import binomial_tree_create
 from .topology.circulant import (
     circ_epsilon,
+    circ_relative_blocks,
     circ_from,
     circ_jump,
     circ_skips,
@@ -54,6 +55,8 @@ __all__ = [
     "reduce_circulant",
     "reduce_scatter_block_circulant",
     "reduce_scatter_block_recursive_halving",
+    "reduce_scatter_circulant",
+    "reduce_scatter_recursive_halving",
 ]
 
 
@@ -203,6 +206,47 @@ def allreduce_butterfly(problem: Problem) -> Schedule:
     return Schedule("allreduce", "butterfly", p, programs, problem)
 
 
+def _recursive_halving(problem: Problem, counts: tuple[int, ...]) -> Schedule:
+    """Programs of ``kernels_c/reduce_scatter/reduce_scatter_recursive_halving.c`` for block
+    sizes `counts` (elements)."""
+    p, size = problem.p, problem.itemsize
+    pp, rounds, x = _power_split(p)
+    displ = [0]
+    for c in counts:
+        displ.append(displ[-1] + c)
+    total = displ[-1]
+
+    def start(n: int) -> int:  # first element of new rank n's blocks
+        return displ[2 * n if n < x else n + x]
+
+    programs: list[list[Op]] = []
+    for r in range(p):
+        if r < 2 * x and r % 2 == 0:
+            programs.append([Send(r + 1, total * size, tag=0),
+                             Recv(r + 1, counts[r] * size, tag=rounds + 1)])
+            continue
+        prog: list[Op] = []
+        if r < 2 * x:
+            prog += [Recv(r - 1, total * size, tag=0), Compute(total, "reduce")]
+        n, lo, hi = _new_rank(r, x), 0, pp
+        for k in range(rounds):
+            d = pp >> (k + 1)
+            mid, peer = lo + d, _old_rank(n ^ d, x)
+            keep = (lo, mid) if n < mid else (mid, hi)
+            send = (mid, hi) if n < mid else (lo, mid)
+            kn = start(keep[1]) - start(keep[0])
+            sn = start(send[1]) - start(send[0])
+            prog += [SendRecv(peer, sn * size, peer, kn * size, tag=k + 1),
+                     Compute(kn, "reduce")]
+            lo, hi = keep
+        if p > 1:
+            prog.append(Compute(counts[r], "copy"))
+        if r < 2 * x:
+            prog.append(Send(r - 1, counts[r - 1] * size, tag=rounds + 1))
+        programs.append(prog)
+    return Schedule(problem.collective, "recursive_halving", p, programs, problem)
+
+
 def reduce_scatter_block_recursive_halving(problem: Problem) -> Schedule:
     """The recursive-halving Reduce_scatter_block of
     ``kernels_c/reduce_scatter_block/reduce_scatter_block_recursive_halving.c``.
@@ -213,79 +257,82 @@ def reduce_scatter_block_recursive_halving(problem: Problem) -> Schedule:
     the copy of the own block into recvbuf; post-step: one block back to the even rank.
     """
     _check(problem, "reduce_scatter_block")
-    p, c = problem.p, problem.block
-    bsize = c * problem.itemsize
-    pp, rounds, x = _power_split(p)
+    return _recursive_halving(problem, (problem.block,) * problem.p)
 
-    def first(n: int) -> int:
-        return 2 * n if n < x else n + x
 
+def reduce_scatter_recursive_halving(problem: Problem) -> Schedule:
+    """The recursive-halving Reduce_scatter of
+    ``kernels_c/reduce_scatter/reduce_scatter_recursive_halving.c``: the programs of
+    :func:`reduce_scatter_block_recursive_halving` with block ``i`` of
+    ``problem.counts[i]`` elements."""
+    _check(problem, "reduce_scatter")
+    return _recursive_halving(problem, problem.counts)
+
+
+def _reduce_scatter_circulant(problem: Problem, counts: tuple[int, ...]) -> Schedule:
+    """Programs of ``kernels_c/reduce_scatter/reduce_scatter_circulant.c`` for block sizes
+    `counts` (elements; equal for the block variant)."""
+    p, size = problem.p, problem.itemsize
+    q, skips = circ_skips(p)
     programs: list[list[Op]] = []
+    offsets = [0] * max(2**q - 1, 1)
+    circ_relative_blocks(0, 0, q, skips, 0, offsets)
     for r in range(p):
-        if r < 2 * x and r % 2 == 0:
-            programs.append([Send(r + 1, p * bsize, tag=0), Recv(r + 1, bsize, tag=rounds + 1)])
+        mine = counts[r]
+        if q == 0:
+            programs.append([Compute(mine, "copy")])
             continue
-        prog: list[Op] = []
-        if r < 2 * x:
-            prog += [Recv(r - 1, p * bsize, tag=0), Compute(p * c, "reduce")]
-        n, lo, hi = _new_rank(r, x), 0, pp
-        for k in range(rounds):
-            d = pp >> (k + 1)
-            mid, peer = lo + d, _old_rank(n ^ d, x)
-            keep = (lo, mid) if n < mid else (mid, hi)
-            send = (mid, hi) if n < mid else (lo, mid)
-            kn = first(keep[1]) - first(keep[0])
-            sn = first(send[1]) - first(send[0])
-            prog += [SendRecv(peer, sn * bsize, peer, kn * bsize, tag=k + 1),
-                     Compute(kn * c, "reduce")]
-            lo, hi = keep
-        if p > 1:
-            prog.append(Compute(c, "copy"))
-        if r < 2 * x:
-            prog.append(Send(r - 1, bsize, tag=rounds + 1))
+        b = 2 ** (q - 1)
+        order = [(r - x) % p for x in offsets]
+        first = sum(counts[i] for i in order[:b])
+        later = [counts[i] for i in order[b:]]  # the segments of rounds 1 .. q-1
+        rest = sum(later)
+        prog: list[Op] = [Compute(first, "copy"),
+                          SendRecv(circ_to(p, r, skips, 0), first * size,
+                                   circ_from(p, r, skips, 0), (mine + rest) * size, tag=0),
+                          Compute(mine, "reduce")]
+        boff, seg = 0, b
+        for i in range(1, q):
+            seg //= 2
+            n = sum(later[boff:boff + seg])
+            prog.append(Compute(n, "copy"))
+            if circ_epsilon(skips, i) == 0:
+                prog.append(Compute(n, "reduce"))
+            boff += seg
+        prog.append(Compute(mine, "copy"))
+        boff, seg = 0, b
+        for i in range(1, q):
+            seg //= 2
+            n, after = sum(later[boff:boff + seg]), sum(later[boff + seg:])
+            prog += [SendRecv(circ_to(p, r, skips, i), n * size,
+                              circ_from(p, r, skips, i), (mine + after) * size, tag=i),
+                     Compute(mine, "reduce")]
+            if after > 0:
+                prog.append(Compute(after, "reduce"))
+            boff += seg
         programs.append(prog)
-    return Schedule("reduce_scatter_block", "recursive_halving", p, programs, problem)
+    return Schedule(problem.collective, "circulant", p, programs, problem, _circulant_meta(p))
 
 
 def reduce_scatter_block_circulant(problem: Problem) -> Schedule:
     """The circulant Reduce_scatter_block of
-    ``kernels_c/reduce_scatter_block/reduce_scatter_block_circulant.c``.
+    ``kernels_c/reduce_scatter_block/reduce_scatter_block_circulant.c``: the irregular
+    algorithm (:func:`reduce_scatter_circulant`) with ``p`` blocks of ``c = problem.block``
+    elements.
 
-    Blocks of ``c = problem.block`` elements.  Round 0: ``Compute(2^(q-1) c, "copy")``
-    (the permute-pack), the exchange, ``Compute(c, "reduce")`` (own block), then per
-    later round ``i``, ``2^(q-1-i)`` blocks: copy of the own input and a reduction if
-    ``e_i = 0``, else a copy; ``Compute(c, "copy")`` of the result block.  Rounds ``i >= 1``:
-    the exchange of ``2^(q-1-i)`` blocks, ``Compute(c, "reduce")`` and the rest reduced.
+    Round 0: ``Compute(2^(q-1) c, "copy")`` (the permute-pack), the exchange,
+    ``Compute(c, "reduce")`` (own block), then per later round ``i``, ``2^(q-1-i)``
+    blocks: copy of the own input and a reduction if ``e_i = 0``, else a copy;
+    ``Compute(c, "copy")`` of the result block.  Rounds ``i >= 1``: the exchange of
+    ``2^(q-1-i)`` blocks, ``Compute(c, "reduce")`` and the rest reduced.
     """
     _check(problem, "reduce_scatter_block")
-    p, c = problem.p, problem.block
-    bsize = c * problem.itemsize
-    q, skips = circ_skips(p)
-    programs: list[list[Op]] = []
-    for r in range(p):
-        if q == 0:
-            programs.append([Compute(c, "copy")])
-            continue
-        b = 2 ** (q - 1)
-        prog: list[Op] = [Compute(b * c, "copy"),
-                          SendRecv(circ_to(p, r, skips, 0), b * bsize,
-                                   circ_from(p, r, skips, 0), b * bsize, tag=0),
-                          Compute(c, "reduce")]
-        seg = b
-        for i in range(1, q):
-            seg //= 2
-            prog.append(Compute(seg * c, "copy"))
-            if circ_epsilon(skips, i) == 0:
-                prog.append(Compute(seg * c, "reduce"))
-        prog.append(Compute(c, "copy"))
-        for i in range(1, q):
-            b //= 2
-            prog += [SendRecv(circ_to(p, r, skips, i), b * bsize,
-                              circ_from(p, r, skips, i), b * bsize, tag=i),
-                     Compute(c, "reduce")]
-            if b > 1:
-                prog.append(Compute((b - 1) * c, "reduce"))
-        programs.append(prog)
-    return Schedule("reduce_scatter_block", "circulant", p, programs, problem,
-                    _circulant_meta(p))
+    return _reduce_scatter_circulant(problem, (problem.block,) * problem.p)
 
+
+def reduce_scatter_circulant(problem: Problem) -> Schedule:
+    """The circulant Reduce_scatter of ``kernels_c/reduce_scatter/reduce_scatter_circulant.c``:
+    the programs of :func:`reduce_scatter_block_circulant` with block ``i`` of
+    ``problem.counts[i]`` elements, so a message's size is the sum of its blocks'."""
+    _check(problem, "reduce_scatter")
+    return _reduce_scatter_circulant(problem, problem.counts)
