@@ -131,6 +131,20 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
+
+def open_bokeh_page(browser, path: Path):
+    """Open a saved Bokeh page (an animation with a ``step_slider``) in `browser`; return
+    the page and the list its JavaScript errors and console errors are collected in."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.goto(Path(path).as_uri())
+    page.wait_for_function("() => window.Bokeh !== undefined && Bokeh.documents.length > 0 "
+                           "&& Bokeh.documents[0].get_model_by_name('step_slider') !== null",
+                           timeout=hang_guard(120_000))
+    return page, errors
+
 @pytest.fixture(scope="session")
 def browser():
     if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):

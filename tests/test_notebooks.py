@@ -23,7 +23,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import hang_guard
+from conftest import hang_guard, open_bokeh_page
 from leaks import marked_processes
 
 REPO = Path(__file__).resolve().parent.parent
@@ -32,6 +32,7 @@ START = "00_start_here.ipynb"
 GATHERV = "01_irregular_gather_scatter.ipynb"
 ALLGATHERV = "02_pipelined_allgatherv.ipynb"
 COURSE = "05_course_gather_scatter.ipynb"
+CIRCULANT = "03_circulant_reductions.ipynb"
 
 MARKER_VAR = "TUWVIZ_TEST_NOTEBOOK"
 PROCESS_MARKERS = ("ipyparallel.engine", "ipyparallel.controller", "ipcontroller",
@@ -180,6 +181,15 @@ def test_notebook_runs(path, tmp_path, notebook_env, request):
         assert "application/vnd.bokehjs_exec.v0+json" in _mime_types(nb)
         assert "496" in text and "512" in text  # the model at the report's scale
 
+    if path.name == CIRCULANT:
+        with open(workdir / "results" / "03_reductions.csv") as f:
+            assert len(f.readlines()) == 1 + 27  # 3 collectives x 3 algorithms x 3 sizes
+        assert "trace replays like the model: True" in text
+        assert "B_8^0 = [7, 6, 4, 0, 2, 5, 1, 3]" in text  # the paper's example
+        assert re.search(r"allreduce/circulant vs native, measured on 5 ranks", text)
+        _circulant_animation_works(workdir / "results" / "03_circulant_allreduce.html",
+                                   request.getfixturevalue("browser"))
+
     if path.name == ALLGATHERV:
         for name in ("02_allgatherv.csv", "02_allgatherv_blocks.csv"):
             with open(workdir / "results" / name) as f:
@@ -192,16 +202,25 @@ def test_notebook_runs(path, tmp_path, notebook_env, request):
                               request.getfixturevalue("browser"))
 
 
+def _circulant_animation_works(path: Path, browser) -> None:
+    """Open the notebook's saved circulant Allreduce offline in Chromium, play it to the end:
+    every rank then holds the inputs of all 11."""
+    assert path.exists(), f"{path.name} was not written"
+    page, errors = open_bokeh_page(browser, path)
+    held = "() => Array.from(Bokeh.documents[0].get_model_by_name('nodes').data.held)"
+    assert page.evaluate(held) == [str(r) for r in range(11)]
+    page.get_by_role("button", name="► Play").click()
+    page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('step_slider').value == 4",
+                           timeout=hang_guard(120_000))
+    assert page.evaluate(held) == ["0-10"] * 11
+    assert errors == [], errors
+    page.close()
+
+
 def _ring_animation_works(path: Path, browser) -> None:
     """Open the notebook's saved ring animation offline in Chromium and step to the end."""
     assert path.exists(), f"{path.name} was not written"
-    page = browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(path.as_uri())
-    page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0 && "
-                           "Bokeh.documents[0].get_model_by_name('step_slider') !== null",
-                           timeout=hang_guard(120_000))
+    page, errors = open_bokeh_page(browser, path)
     state = ("() => { const d = Bokeh.documents[0]; return {"
              "value: d.get_model_by_name('step_slider').value,"
              "end: d.get_model_by_name('step_slider').end,"

@@ -134,3 +134,21 @@ def test_irregular_reduce_scatter_degrades_to_q_m_when_one_block_holds_everythin
     block = make_problem("reduce_scatter_block", p, "same", 4, datatype="byte", op="bor")
     assert model.schedule("reduce_scatter", "circulant", even).all_messages() == \
         model.schedule("reduce_scatter_block", "circulant", block).all_messages()
+
+
+def test_table_i_as_the_notebook_shows_it():
+    from tuwviz.model.reduce import table_i
+
+    t = table_i([11, 16, 1152], 1152 * 4, A, B, G)
+    exact = t[t.operation.isin(["allreduce", "reduce"])]
+    assert len(exact) == 12 and (exact.difference_s == 0).all()
+    for p in (11, 16, 1152):
+        q, skips = circ_skips(p)
+        c = 1152 * 4 // p
+        own = sum(2 ** (q - 1 - i) for i in range(1, q) if circ_epsilon(skips, i) == 0)
+        row = t[(t.p == p) & (t.operation == "reduce_scatter_block")
+                & (t.algorithm == "circulant")].iloc[0]
+        assert row.difference_s == G * (2 ** (q - 1) + own + 1) * c  # the copies
+    pow2 = t[(t.p == 16) & (t.algorithm == "recursive_halving")].iloc[0]
+    assert pow2.formula_s - pow2.model_s == (B + G) * 15 * 1152 * 4 // 16 - G * 1152 * 4 // 16
+    assert set(t.source) == {"model"}

@@ -92,3 +92,32 @@ def test_every_reduce_kernel_equals_the_library_for_every_root():
         assert report.ok, report.table()
         assert {r["root"] for r in report.results} == set(range(p))
         assert len(report.results) == len(kernels.algorithms("reduce")) * p * 3 * 2
+
+
+def test_random_doubles_are_compared_with_the_stated_tolerance():
+    """2 (p - 1) p 2^-53: a rounding difference passes, a lost or doubled input does not."""
+    import numpy as np
+
+    from tuwviz.runner import Buffers, _mismatch
+
+    pr = make_problem("allreduce", 4, "same", 3, datatype="double", op="sum")
+    ref = Buffers(np.zeros(3), np.array([0.5, -1.25, 2.0]))
+    for delta, ok in [(5e-16, True), (2e-15, True), (1e-12, False), (0.3, False)]:
+        got = Buffers(np.zeros(3), ref.recv + np.array([0.0, delta, 0.0]))
+        assert got.recv[1] != ref.recv[1]
+        found = _mismatch(pr, 0, ref, got, "random")
+        assert (found is None) == ok, (delta, found)
+        assert _mismatch(pr, 0, ref, got) is not None  # small integers: bit for bit
+    nan = Buffers(np.zeros(3), np.array([0.5, np.nan, 2.0]))
+    assert _mismatch(pr, 0, ref, nan, "random")["element"] == 1
+
+
+def test_verify_runs_random_doubles_by_default():
+    from tuwviz.verify import verify_cases
+
+    cases = verify_cases(["allreduce"], ["circulant"], [3], bs=[2])
+    random = [c for c in cases if c.get("data") == "random"]
+    assert len(random) == 1 and random[0]["problem"]["datatype"] == "double"
+    report = verify(["allreduce", "reduce_scatter"], None, [5, 7], bs=[3],
+                    ops=["double:sum:random"], types=["same"])
+    assert report.ok and {r["data"] for r in report.results} == {"random"}

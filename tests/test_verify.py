@@ -18,19 +18,26 @@ def _row(case: dict) -> tuple[str, str]:
     return case["problem"]["collective"], case["algorithm"]
 
 
-@pytest.mark.parametrize("ps, bs", [
-    pytest.param(SAMPLED_PS, SAMPLED_BS, id="sampled"),
-    pytest.param(range(1, 18), (0, 1, 17), id="p1-17-every-b", marks=pytest.mark.full)])
-def test_cli_verify_passes_for_every_algorithm(cli, ps, bs):
+# The quick run crosses the reductions with the paper's byte:bor and random doubles; the full
+# run with every datatype:op of tuwviz.problems.REDUCTION_TYPES (the default).
+QUICK_OPS = "byte:bor,double:sum:random"
+
+
+@pytest.mark.parametrize("ps, bs, ops", [
+    pytest.param(SAMPLED_PS, SAMPLED_BS, QUICK_OPS, id="sampled"),
+    pytest.param(range(1, 18), (0, 1, 17), None, id="p1-17-every-b", marks=pytest.mark.full)])
+def test_cli_verify_passes_for_every_algorithm(cli, ps, bs, ops):
     # every algorithm of the table x every distribution x every parameter variant x every
     # datatype pair (the default) x roots 0, p/2, p-1, on the sampled p (one mpiexec job)
     # or every p up to 17; tests/test_datatypes.py adds every root for the pairs
-    r = cli("verify", "--np", ",".join(map(str, ps)), "--b", ",".join(map(str, bs)), "--json")
+    r = cli("verify", "--np", ",".join(map(str, ps)), "--b", ",".join(map(str, bs)), "--json",
+            *(["--ops", ops] if ops else []))
     assert r.returncode == 0, r.stdout + r.stderr
     out = json.loads(r.stdout)
     assert out["ok"] and out["complete"] and not out["failures"], r.stdout[-3000:]
     # every row of the algorithm table ran every case the sweep has for it, pairs included
-    expected = Counter(_row(c) for c in verify_cases(None, None, ps, bs=bs))
+    expected = Counter(_row(c) for c in verify_cases(
+        None, None, ps, bs=bs, ops=ops.split(",") if ops else None))
     assert {(row.collective, row.name) for row in load_table()} == set(expected)
     assert {(s["collective"], s["algorithm"]): s["cases"] for s in out["summary"]} == expected
     assert all(s["passed"] == s["cases"] for s in out["summary"])

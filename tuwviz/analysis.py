@@ -5,10 +5,12 @@ module puts the two together:
 
 * :func:`fit_ring_cost` fits the machine's ``alpha`` and ``beta`` to measured linear-ring
   times, for the pipelined ring's block-size estimate (Eq. (2));
+* :func:`ratio_verdicts` says, per algorithm, at which sizes it is faster or slower than the
+  library (ratios of medians on the same problem);
 * :func:`pipeline_verdict` says in one sentence whether the pipelined ring beats the linear
   ring on the measured rows, and with fitted ``alpha``/``beta`` what the model predicts.
 
-Both take bench rows as a :class:`pandas.DataFrame` (:data:`tuwviz.bench.ROW_FIELDS`).
+All take bench rows as a :class:`pandas.DataFrame` (:data:`tuwviz.bench.ROW_FIELDS`).
 
 Examples
 --------
@@ -23,7 +25,7 @@ round: 1 µs start-up and 4 ns per byte.
 """
 from __future__ import annotations
 
-__all__ = ["fit_ring_cost", "pipeline_verdict"]
+__all__ = ["fit_ring_cost", "pipeline_verdict", "ratio_verdicts"]
 
 
 def fit_ring_cost(df) -> tuple[float, float]:
@@ -120,3 +122,47 @@ def pipeline_verdict(df, distribution: str = "broadcast", alpha: float | None = 
                  f"{beta * 1e9:.3f} ns/B and B from Eq. (2): ×{t['pipelined'] / t['ring']:.2f}"
                  " (model).")
     return text
+
+
+def ratio_verdicts(df, against: str = "native") -> list[str]:
+    """One line per collective and algorithm: where it is faster or slower than `against`.
+
+    For every (collective, algorithm) of the bench rows other than `against`, the ratio of
+    its median to `against`'s median on the same problem (p, distribution, b), size by
+    size, and which sizes it wins (ratio below 1) or loses.  Labelled with the ranks and
+    whether they were oversubscribed, as measured.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"collective": "allreduce", "p": 5, "distribution": "same",
+    ...     "b": [1, 1, 1000, 1000], "algorithm": ["native", "circulant"] * 2,
+    ...     "median_us": [10.0, 8.0, 100.0, 150.0], "ranks": 5, "oversubscribed": True})
+    >>> ratio_verdicts(rows)
+    ['allreduce/circulant vs native, measured on 5 ranks (oversubscribed): ×0.80 at b=1, ×1.50 at b=1000; faster at b=1, slower at b=1000']
+    """
+    out = []
+    keys = ["collective", "p", "distribution", "b"]
+    base = df[df["algorithm"] == against].set_index(keys)["median_us"].astype(float)
+    if base.empty:
+        raise ValueError(f"no {against!r} rows to compare with")
+    for (coll, alg), rows in df[df["algorithm"] != against].groupby(
+            ["collective", "algorithm"], sort=False):
+        parts, wins, losses = [], [], []
+        for _, r in rows.sort_values("b").iterrows():
+            key = tuple(r[k] for k in keys)
+            if key not in base.index:
+                continue
+            ratio = float(r["median_us"]) / float(base.loc[key])
+            parts.append(f"×{ratio:.2f} at b={r['b']}")
+            (wins if ratio < 1 else losses).append(f"b={r['b']}")
+        if not parts:
+            continue
+        first = rows.iloc[0]
+        over = " (oversubscribed)" if str(first.get("oversubscribed", "")).lower() == "true" else ""
+        verdict = ", ".join(x for x in (
+            f"faster at {', '.join(wins)}" if wins else "",
+            f"slower at {', '.join(losses)}" if losses else "") if x)
+        out.append(f"{coll}/{alg} vs {against}, measured on {int(first.get('ranks', first['p']))} "
+                   f"ranks{over}: {', '.join(parts)}; {verdict}")
+    return out

@@ -94,6 +94,8 @@ def case_label(c: dict, name: bool = True) -> str:
     text += f" {c['params']}" if c.get("params") else ""
     if c.get("op") is not None and (c.get("datatype"), c.get("op")) != ("int", "sum"):
         text += f" {c['datatype']}:{c['op']}"  # a reduction's datatype and operator
+    if c.get("data", "small") != "small":
+        text += f" data={c['data']}"
     return text + (f" types={c['types']}" if c.get("types", "same") != "same" else "")
 
 

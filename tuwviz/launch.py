@@ -483,6 +483,8 @@ def describe_case(case: dict, index: int | None = None, of: int | None = None) -
             "datatype": pr.get("datatype", "int"), "op": pr.get("op", "sum")}
     if case.get("types", "same") != "same":
         info["types"] = case["types"]
+    if case.get("data", "small") != "small":
+        info["data"] = case["data"]
     if index is not None:
         info.update(index=index, of=of)
     return info

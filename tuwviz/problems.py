@@ -55,6 +55,8 @@ __all__ = [
     "MAX_COUNT",
     "OPS",
     "OP_DATATYPES",
+    "DATA_KINDS",
+    "RANDOM_SUM_TOLERANCE",
     "REDUCTION_TYPES",
     "check_op",
     "parse_reduction_types",
@@ -92,18 +94,32 @@ OP_DATATYPES: dict[str, tuple[str, ...]] = {
     "user_first": ("byte", "int", "double"),
 }
 
-#: The (datatype, operator) pairs ``tuwviz verify`` crosses for reductions by default.
-REDUCTION_TYPES: tuple[tuple[str, str], ...] = (
-    ("int", "sum"), ("int", "max"), ("int", "min"), ("double", "sum"), ("double", "max"),
-    ("double", "min"), ("byte", "bor"), ("int", "user_sum"),
+#: The ``datatype:op[:data]`` combinations ``tuwviz verify`` crosses for reductions by
+#: default.  Data are small integers (exact in any order of summation, so compared bit for
+#: bit) unless ``:random``: doubles uniform in [-1, 1), compared with the tolerance of
+#: :data:`RANDOM_SUM_TOLERANCE`.
+REDUCTION_TYPES: tuple[str, ...] = (
+    "int:sum", "int:max", "int:min", "double:sum", "double:max", "double:min", "byte:bor",
+    "int:user_sum", "double:sum:random",
 )
 
+#: Data of a case: ``small`` integers (every order of summation gives the same result) or
+#: ``random`` doubles in [-1, 1).
+DATA_KINDS: tuple[str, ...] = ("small", "random")
 
-def parse_reduction_types(names) -> list[tuple[str, str]]:
-    """``"datatype:op"`` names (e.g. ``"byte:bor"``) as checked (datatype, op) pairs.
+#: Random doubles are summed in a different order by every algorithm; the results may differ
+#: by rounding.  Summing p values in [-1, 1) in any order errs by at most
+#: (p - 1) 2^-53 sum |x_i| < (p - 1) p 2^-53 (Higham, Accuracy and Stability of Numerical
+#: Algorithms, 2002, Eq. (4.4)); verify accepts |got - expected| <= 2 (p - 1) p 2^-53,
+#: twice that, since the library's own result errs as well.
+RANDOM_SUM_TOLERANCE = "2 (p - 1) p 2^-53"
 
-    >>> parse_reduction_types(["int:sum", "byte:bor"])
-    [('int', 'sum'), ('byte', 'bor')]
+
+def parse_reduction_types(names) -> list[tuple[str, str, str]]:
+    """``"datatype:op[:data]"`` names (e.g. ``"byte:bor"``) as checked (datatype, op, data).
+
+    >>> parse_reduction_types(["int:sum", "byte:bor", "double:sum:random"])
+    [('int', 'sum', 'small'), ('byte', 'bor', 'small'), ('double', 'sum', 'random')]
     >>> parse_reduction_types(["double:bor"])
     Traceback (most recent call last):
     ...
@@ -111,13 +127,19 @@ def parse_reduction_types(names) -> list[tuple[str, str]]:
     """
     out = []
     for name in names:
-        dt, sep, op = str(name).strip().partition(":")
-        if not sep:
-            raise ValueError(f"{name!r} is not datatype:op, e.g. int:sum or byte:bor")
+        parts = str(name).strip().split(":")
+        if len(parts) not in (2, 3):
+            raise ValueError(f"{name!r} is not datatype:op, e.g. int:sum or byte:bor "
+                             f"(or double:sum:random)")
+        dt, op, data = parts if len(parts) == 3 else (*parts, "small")
         if dt not in DATATYPES:
             raise ValueError(f"unknown datatype {dt!r}; valid datatypes: {', '.join(DATATYPES)}")
         check_op(dt, op)
-        out.append((dt, op))
+        if data not in DATA_KINDS:
+            raise ValueError(f"unknown data {data!r}; valid: {', '.join(DATA_KINDS)}")
+        if data == "random" and dt != "double":
+            raise ValueError(f"random data are doubles; {name!r} is {dt}")
+        out.append((dt, op, data))
     return out
 
 

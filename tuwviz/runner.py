@@ -8,7 +8,8 @@ This module runs inside every MPI process (an ipyparallel engine or a rank start
      "warmup": 10, "reps": 75, "time_limit": 0.0, "data_seed": 0,
      "count_override": {"rank": 2, "count": 5},      # optional, for tests of bad input
      "params": {"block_bytes": 4096},                # optional tuning parameters
-     "types": "root-contig"}                         # optional datatype pair (verify)
+     "types": "root-contig",                         # optional datatype pair (verify)
+     "data": "random"}                               # optional: random doubles (verify)
 
 :func:`run_case` takes the world communicator, splits off the first ``p`` ranks, runs the
 case there and returns its result on world rank 0 (``None`` elsewhere).  Every rank first
@@ -23,6 +24,8 @@ scatterv) to that check, to test it; a case that passes the check runs with true
 every rank just before the kernel runs and reset to the defaults afterwards.  ``types``
 other than ``"same"`` runs a verify case with the root's and the processes' datatypes
 different (:mod:`tuwviz.typepairs`), the problem's counts as units of two ints.
+``data`` ``"random"`` fills a reduction's doubles uniformly from [-1, 1) instead of small
+integers; results are then compared within :data:`tuwviz.problems.RANDOM_SUM_TOLERANCE`.
 """
 from __future__ import annotations
 
@@ -59,11 +62,13 @@ class Buffers:
     has_output: bool = True  # False where MPI leaves recvbuf undefined (non-roots)
 
 
-def _data(problem: Problem, rank: int, n: int, seed: int) -> np.ndarray:
+def _data(problem: Problem, rank: int, n: int, seed: int, data: str = "small") -> np.ndarray:
     rng = np.random.default_rng([seed, rank, problem.p])
     t = _NUMPY_TYPES[problem.datatype]
     if problem.datatype == "byte":
         return rng.integers(0, 256, size=n, dtype=np.uint8)
+    if data == "random":  # doubles in [-1, 1): sums depend on the order (RANDOM_SUM_TOLERANCE)
+        return rng.uniform(-1.0, 1.0, size=n).astype(t)
     # small integers: sums are exact in any order, so reductions compare bit for bit
     return rng.integers(-1000, 1000, size=n).astype(t)
 
@@ -118,8 +123,9 @@ def _check_sizes(problem: Problem) -> np.ndarray:
     return counts.astype(np.int32)
 
 
-def make_buffers(problem: Problem, rank: int, data_seed: int = 0) -> Buffers:
-    """Send and receive buffers of `rank` for `problem`, with deterministic random data.
+def make_buffers(problem: Problem, rank: int, data_seed: int = 0, data: str = "small") -> Buffers:
+    """Send and receive buffers of `rank` for `problem`, with deterministic random data
+    (small integers, or with `data` ``"random"`` doubles in [-1, 1)).
 
     Irregular collectives use ``problem.counts``; regular ones use the padded block
     ``max(counts)`` on every rank.  Displacements are the prefix sums of the counts.
@@ -135,32 +141,32 @@ def make_buffers(problem: Problem, rank: int, data_seed: int = 0) -> Buffers:
     blk, mine, total = problem.block, int(counts[rank]), int(counts.sum())
     is_root = rank == root
     if name == "gather":
-        return Buffers(_data(problem, rank, blk, data_seed), _empty(problem, p * blk if is_root else 0),
+        return Buffers(_data(problem, rank, blk, data_seed, data), _empty(problem, p * blk if is_root else 0),
                        sendcount=blk, recvcount=blk, has_output=is_root)
     if name == "gatherv":
-        return Buffers(_data(problem, rank, mine, data_seed), _empty(problem, total if is_root else 0),
+        return Buffers(_data(problem, rank, mine, data_seed, data), _empty(problem, total if is_root else 0),
                        sendcount=mine, recvcounts=counts, rdispls=_prefix(counts), has_output=is_root)
     if name == "scatter":
-        return Buffers(_data(problem, rank, p * blk if is_root else 0, data_seed), _empty(problem, blk),
+        return Buffers(_data(problem, rank, p * blk if is_root else 0, data_seed, data), _empty(problem, blk),
                        sendcount=blk, recvcount=blk)
     if name == "scatterv":
-        return Buffers(_data(problem, rank, total if is_root else 0, data_seed), _empty(problem, mine),
+        return Buffers(_data(problem, rank, total if is_root else 0, data_seed, data), _empty(problem, mine),
                        sendcounts=counts, sdispls=_prefix(counts), recvcount=mine)
     if name == "allgather":
-        return Buffers(_data(problem, rank, blk, data_seed), _empty(problem, p * blk),
+        return Buffers(_data(problem, rank, blk, data_seed, data), _empty(problem, p * blk),
                        sendcount=blk, recvcount=blk)
     if name == "allgatherv":
-        return Buffers(_data(problem, rank, mine, data_seed), _empty(problem, total),
+        return Buffers(_data(problem, rank, mine, data_seed, data), _empty(problem, total),
                        sendcount=mine, recvcounts=counts, rdispls=_prefix(counts))
     if name == "allreduce":
-        return Buffers(_data(problem, rank, blk, data_seed), _empty(problem, blk), recvcount=blk)
+        return Buffers(_data(problem, rank, blk, data_seed, data), _empty(problem, blk), recvcount=blk)
     if name == "reduce":
-        return Buffers(_data(problem, rank, blk, data_seed), _empty(problem, blk),
+        return Buffers(_data(problem, rank, blk, data_seed, data), _empty(problem, blk),
                        recvcount=blk, has_output=is_root)
     if name == "reduce_scatter_block":
-        return Buffers(_data(problem, rank, p * blk, data_seed), _empty(problem, blk), recvcount=blk)
+        return Buffers(_data(problem, rank, p * blk, data_seed, data), _empty(problem, blk), recvcount=blk)
     if name == "reduce_scatter":
-        return Buffers(_data(problem, rank, total, data_seed), _empty(problem, mine),
+        return Buffers(_data(problem, rank, total, data_seed, data), _empty(problem, mine),
                        recvcount=mine, recvcounts=counts)
     raise ValueError(f"no buffer layout for collective {name!r}")
 
@@ -237,7 +243,7 @@ def _validate(problem: Problem, algorithm: kernels.Algorithm) -> None:
 
 
 def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, data_seed: int = 0,
-               params: dict | None = None):
+               params: dict | None = None, data: str = "small"):
     """Run `algorithm` once on `comm` (size ``problem.p``); return (buffers, trace events).
 
     Trace events are this rank's recorded messages as a list of dicts (empty unless
@@ -245,7 +251,7 @@ def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, d
     """
     lib = kernels.load()
     alg = kernels.find_algorithm(problem.collective, algorithm)
-    buf = make_buffers(problem, comm.rank, data_seed)
+    buf = make_buffers(problem, comm.rank, data_seed, data)
     args = _args(problem, buf)
     tuning.apply(lib, params)
     if trace:
@@ -280,7 +286,7 @@ def _agree(comm, error: str | None) -> None:
         raise RankFailure(f"rank {r} failed: {e}", rank=r)
 
 
-def _reference(comm, problem: Problem, data_seed: int) -> Buffers:
+def _reference(comm, problem: Problem, data_seed: int, data: str = "small") -> Buffers:
     """The library's own collective, called through mpi4py on the same input.
 
     Independent of tuwviz's C registry and argument marshalling, so even ``native``
@@ -288,7 +294,7 @@ def _reference(comm, problem: Problem, data_seed: int) -> Buffers:
     """
     from mpi4py import MPI
 
-    b = make_buffers(problem, comm.rank, data_seed)
+    b = make_buffers(problem, comm.rank, data_seed, data)
     t = {"byte": MPI.BYTE, "int": MPI.INT, "double": MPI.DOUBLE}[problem.datatype]
     op = _mpi4py_op(problem.op)
     root, name = problem.root, problem.collective
@@ -368,14 +374,22 @@ def _value(x) -> int | float | str:
     return int(x)
 
 
-def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers) -> dict | None:
+def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers,
+              data: str = "small") -> dict | None:
     """Where `got`'s output differs from the library's, in elements and blocks (or None).
 
-    Compared byte for byte per element, so NaN patterns and stray partial writes count.
+    Compared byte for byte per element, so NaN patterns and stray partial writes count;
+    sums of random doubles (`data` ``"random"``) within
+    :data:`~tuwviz.problems.RANDOM_SUM_TOLERANCE` of the library's.
     """
     item = ref.recv.itemsize
     a, b = ref.recv.view(np.uint8).reshape(-1, item), got.recv.view(np.uint8).reshape(-1, item)
-    bad = np.nonzero((a != b).any(axis=1))[0]
+    if data == "random" and problem.op in ("sum", "user_sum"):
+        p = problem.p
+        tol = 2 * (p - 1) * p * 2.0**-53
+        bad = np.nonzero(~(np.abs(got.recv - ref.recv) <= tol))[0]  # NaN counts as bad
+    else:
+        bad = np.nonzero((a != b).any(axis=1))[0]
     if not bad.size:
         return None
     blocks = [blk for blk in _blocks(problem, rank, got) if blk[2] > 0]
@@ -391,10 +405,11 @@ def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers) -> dict |
             "datatype": problem.datatype}
 
 
-def _verify(comm, problem: Problem, algorithm: str, data_seed: int, params: dict) -> dict:
-    ref = _reference(comm, problem, data_seed)
-    got, _ = run_kernel(comm, problem, algorithm, data_seed=data_seed, params=params)
-    mismatch = _mismatch(problem, comm.rank, ref, got) if ref.has_output else None
+def _verify(comm, problem: Problem, algorithm: str, data_seed: int, params: dict,
+            data: str = "small") -> dict:
+    ref = _reference(comm, problem, data_seed, data)
+    got, _ = run_kernel(comm, problem, algorithm, data_seed=data_seed, params=params, data=data)
+    mismatch = _mismatch(problem, comm.rank, ref, got, data) if ref.has_output else None
     found = [m for m in comm.gather(mismatch, root=0) or [] if m]
     return {"ok": not found, "mismatches": found}
 
@@ -504,7 +519,8 @@ def run_case(world, case: dict):
         setattr(buf, own, int(override["count"]))
     check_counts(comm, problem, buf)
     if mode == "verify":
-        return _verify(comm, problem, algorithm, case.get("data_seed", 0), params)
+        return _verify(comm, problem, algorithm, case.get("data_seed", 0), params,
+                       case.get("data", "small"))
     if mode == "measure":
         return _measure(comm, problem, algorithm, {**case, "params": params})
     if mode == "trace":

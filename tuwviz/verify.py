@@ -97,8 +97,8 @@ def verify_cases(
     if roots is not None:
         roots = int_values("roots", roots, lo=0)
     seed = check_int("seed", seed, lo=0)
-    reduction_types = (parse_reduction_types(parse_names(ops)) if ops is not None
-                       else list(REDUCTION_TYPES))
+    reduction_types = parse_reduction_types(parse_names(ops) if ops is not None
+                                            else REDUCTION_TYPES)
     if not reduction_types:
         raise ValueError("empty selection: no datatype:op given")
     types = check_pairs(parse_names(types)) if types is not None else None
@@ -112,10 +112,10 @@ def verify_cases(
         raise ValueError(f"{names} has no root; leave out roots (--roots)")
     refused = [f"{c}/{a}" for c, a in pairs if collective(c).reduction
                and kernels.find_algorithm(c, a).needs_commutative
-               and any(op not in COMMUTATIVE_OPS for _, op in reduction_types)]
+               and any(op not in COMMUTATIVE_OPS for _, op, _ in reduction_types)]
     if refused:
         raise ValueError(f"{', '.join(refused)} need a commutative operator; "
-                         f"{', '.join(sorted({op for _, op in reduction_types if op not in COMMUTATIVE_OPS}))} "
+                         f"{', '.join(sorted({op for _, op, _ in reduction_types if op not in COMMUTATIVE_OPS}))} "
                          f"is not (choose --algorithms native, or commutative operators: "
                          f"{', '.join(COMMUTATIVE_OPS)})")
     for coll, _ in pairs:
@@ -140,17 +140,18 @@ def verify_cases(
             dlist = distributions(dists, coll)
             wanted = [t for t in pairs_for(coll) if types is None or t in types]
             # reductions: every (datatype, operator); the others move ints
-            dt_ops = reduction_types if collective(coll).reduction else [("int", "sum")]
+            dt_ops = (reduction_types if collective(coll).reduction
+                      else [("int", "sum", "small")])
             if "same" in wanted:
                 for dist in dlist:
                     for b in bs:
                         for root in roots_for(coll, p, roots):
-                            for dt, op in dt_ops:
+                            for dt, op, data in dt_ops:
                                 pr = make_problem(coll, p, dist, b, root=root, seed=seed,
                                                   datatype=dt, op=op)
                                 check_buffer(pr)
                                 for params in verify_variants(coll, alg, p):
-                                    add(verify_case(pr, alg, seed, params))
+                                    add(verify_case(pr, alg, seed, params, data=data))
             others = [t for t in wanted if t != "same"]
             for root in (roots_for(coll, p, roots) if others else ()):
                 for params in verify_variants(coll, alg, p):
@@ -165,7 +166,7 @@ def verify_cases(
 
 
 def verify_case(problem, algorithm: str, seed: int = 0, params: dict | None = None,
-                types: str = "same") -> dict:
+                types: str = "same", data: str = "small") -> dict:
     """One verification case (see :mod:`tuwviz.runner`): `algorithm` on `problem` against
     the library, data from `seed`, with tuning `params` and datatype pair `types`
     (:mod:`tuwviz.typepairs`; ``"same"``: the problem's datatype on both sides).
@@ -178,6 +179,8 @@ def verify_case(problem, algorithm: str, seed: int = 0, params: dict | None = No
     """
     case = {"mode": "verify", "problem": problem.to_dict(), "algorithm": algorithm,
             "data_seed": seed, "params": params or {}}
+    if data != "small":  # random doubles (reductions), compared with a tolerance
+        case["data"] = data
     if types != "same":
         case["types"] = types
     return case
@@ -440,9 +443,11 @@ def verify(
         Datatype pairs (:data:`tuwviz.typepairs.PAIRS`; default: every pair that applies
         to the collective).  ``"same"`` alone is the sweep with one datatype.
     ops : str or iterable of str, optional
-        ``"datatype:op"`` pairs the reductions run with (default
+        ``"datatype:op[:data]"`` the reductions run with (default
         :data:`tuwviz.problems.REDUCTION_TYPES`: sum, max, min on int and double, bor on
-        byte, a user-defined sum on int).  Other collectives move ints.
+        byte, a user-defined sum on int, and sum on random doubles, compared with the
+        tolerance :data:`tuwviz.problems.RANDOM_SUM_TOLERANCE`).  Other collectives move
+        ints.
 
     Returns
     -------
@@ -492,7 +497,7 @@ def run_verify(cases: list[dict], backend: Backend | None = None, progress: bool
             "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
             "m": sum(pr["counts"]), "params": label(case.get("params")),
             "types": case.get("types", "same"), "datatype": pr.get("datatype", "int"),
-            "op": pr.get("op", "sum"), **result,
+            "op": pr.get("op", "sum"), "data": case.get("data", "small"), **result,
         })
         bar.update()
 

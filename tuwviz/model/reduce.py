@@ -57,6 +57,8 @@ __all__ = [
     "reduce_scatter_block_recursive_halving",
     "reduce_scatter_circulant",
     "reduce_scatter_recursive_halving",
+    "table_i",
+    "table_ii",
 ]
 
 
@@ -277,24 +279,31 @@ def _reduce_scatter_circulant(problem: Problem, counts: tuple[int, ...]) -> Sche
     programs: list[list[Op]] = []
     offsets = [0] * max(2**q - 1, 1)
     circ_relative_blocks(0, 0, q, skips, 0, offsets)
+    equal = len(set(counts)) <= 1  # the block case: no per-rank order needed (p = 8192)
     for r in range(p):
         mine = counts[r]
         if q == 0:
             programs.append([Compute(mine, "copy")])
             continue
         b = 2 ** (q - 1)
-        order = [(r - x) % p for x in offsets]
-        first = sum(counts[i] for i in order[:b])
-        later = [counts[i] for i in order[b:]]  # the segments of rounds 1 .. q-1
+        if equal:
+            first, later = b * mine, [mine] * (b - 1)
+        else:
+            order = [(r - x) % p for x in offsets]
+            first = sum(counts[i] for i in order[:b])
+            later = [counts[i] for i in order[b:]]  # the segments of rounds 1 .. q-1
         rest = sum(later)
         prog: list[Op] = [Compute(first, "copy"),
                           SendRecv(circ_to(p, r, skips, 0), first * size,
                                    circ_from(p, r, skips, 0), (mine + rest) * size, tag=0),
                           Compute(mine, "reduce")]
+        pre = [0]
+        for c in later:
+            pre.append(pre[-1] + c)
         boff, seg = 0, b
         for i in range(1, q):
             seg //= 2
-            n = sum(later[boff:boff + seg])
+            n = pre[boff + seg] - pre[boff]
             prog.append(Compute(n, "copy"))
             if circ_epsilon(skips, i) == 0:
                 prog.append(Compute(n, "reduce"))
@@ -303,7 +312,7 @@ def _reduce_scatter_circulant(problem: Problem, counts: tuple[int, ...]) -> Sche
         boff, seg = 0, b
         for i in range(1, q):
             seg //= 2
-            n, after = sum(later[boff:boff + seg]), sum(later[boff + seg:])
+            n, after = pre[boff + seg] - pre[boff], pre[-1] - pre[boff + seg]
             prog += [SendRecv(circ_to(p, r, skips, i), n * size,
                               circ_from(p, r, skips, i), (mine + after) * size, tag=i),
                      Compute(mine, "reduce")]
@@ -336,3 +345,82 @@ def reduce_scatter_circulant(problem: Problem) -> Schedule:
     ``problem.counts[i]`` elements, so a message's size is the sum of its blocks'."""
     _check(problem, "reduce_scatter")
     return _reduce_scatter_circulant(problem, problem.counts)
+
+
+def table_ii(ps):
+    """Table II of the uniform reduce-scatter paper for each p of `ps`, with each round's
+    correction ``e_k`` and ``jump_k`` (Listing 1, Section III-B).
+
+    Examples
+    --------
+    >>> table_ii([33]).loc[33, "skips"]
+    [1, 2, 3, 5, 9, 17, 33]
+    """
+    import pandas as pd
+
+    out = {}
+    for p in ps:
+        q, skips = circ_skips(p)
+        out[p] = {"q": q, "skips": skips, "e_k": [circ_epsilon(skips, k) for k in range(q)],
+                  "jumps": [circ_jump(skips, k) for k in range(q)]}
+    return pd.DataFrame(out).T
+
+
+def table_i(ps, m: int, alpha: float, beta: float, gamma: float):
+    """Table I of the uniform reduce-scatter paper next to the model, for each p of `ps`.
+
+    For every operation and algorithm here: the paper's formula and the simulated time of
+    the schedule (``source`` = ``"model"``), in seconds, for ``m`` elements of one byte
+    (``MPI_BYTE`` with ``MPI_BOR``, as the paper measures; the reduce-scatters use blocks
+    of ``m // p``, so ``m`` is rounded down to a multiple of ``p``).  ``difference`` is
+    model minus formula: zero for the Allreduce and Reduce rows; for the circulant
+    reduce-scatter the copies Table I leaves out (the round-0 pack, the own input and the
+    result block); for recursive halving the table's doubled volume.
+
+    Examples
+    --------
+    >>> t = table_i([11], 100, 1e-6, 1e-9, 1e-9)
+    >>> t[t.algorithm == "circulant"][["operation", "model_s", "formula_s"]].round(9).values.tolist()[:2]
+    [['allreduce', 5.2e-06, 5.2e-06], ['reduce', 4.8e-06, 4.8e-06]]
+    """
+    import math
+
+    import pandas as pd
+
+    from ..problems import make_problem
+    from .simulate import simulate
+
+    rows = []
+    for p in ps:
+        q = math.ceil(math.log2(p)) if p > 1 else 0
+        pow2 = p & (p - 1) == 0
+        c = m // p
+        a, b, g = alpha, beta, gamma
+        formulas = {
+            ("allreduce", "circulant"): q * (a + b * m + 2 * g * m),
+            ("allreduce", "butterfly"): q * (a + b * m + g * m) + (0 if pow2 else a + b * m),
+            ("reduce", "circulant"): q * (a + b * m + g * m),
+            ("reduce", "binomial"): q * (a + b * m + g * m),
+            ("reduce_scatter_block", "circulant"): q * a + (b + g) * (2**q - 1) * c,
+            ("reduce_scatter_block", "recursive_halving"):
+                (0 if pow2 else a + b * c * p / 2 + g * c * p / 2 + a + b * c)
+                + q * a + (b + g) * (2**q - 1) * 2 * c,
+        }
+        for (coll, alg), formula in formulas.items():
+            size = c if coll == "reduce_scatter_block" else m
+            pr = make_problem(coll, p, "same", size, datatype="byte", op="bor")
+            t = simulate(_BUILDERS[coll, alg](pr), alpha, beta, gamma).time
+            rows.append({"operation": coll, "algorithm": alg, "p": p, "m": size * (
+                p if coll == "reduce_scatter_block" else 1), "model_s": t, "formula_s": formula,
+                "difference_s": t - formula, "source": "model"})
+    return pd.DataFrame(rows)
+
+
+_BUILDERS = {
+    ("allreduce", "circulant"): allreduce_circulant,
+    ("allreduce", "butterfly"): allreduce_butterfly,
+    ("reduce", "circulant"): reduce_circulant,
+    ("reduce", "binomial"): reduce_binomial,
+    ("reduce_scatter_block", "circulant"): reduce_scatter_block_circulant,
+    ("reduce_scatter_block", "recursive_halving"): reduce_scatter_block_recursive_halving,
+}

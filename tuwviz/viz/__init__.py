@@ -25,6 +25,14 @@ For the ring Allgatherv algorithms (Träff et al. 2010):
 :func:`schedule_explorer`
     ipywidgets controls (p, root, distribution, b, algorithm) redrawing tree and animation.
 
+For the circulant-graph reductions (Träff, Hunold, Vardas, Funk; :mod:`tuwviz.viz.circulant`):
+
+:func:`circulant_figure`
+    The circulant graph of p processes, one rank's to- and from-edges by round (Figure 1).
+:func:`circulant_frames`, :func:`animate_circulant`
+    The rounds replayed (from the model or a recorded trace) as data, checking that every
+    input is added once, and animated: who has summed which inputs (Figure 2).
+
 For benchmark results (:mod:`tuwviz.viz.plots`):
 
 :func:`~tuwviz.viz.plots.bench_figure`, :func:`~tuwviz.viz.plots.ratio_figure`
@@ -38,6 +46,7 @@ defaults.  Every figure names its data sources; :func:`sources` returns them.
 """
 from ._common import block_text, circular_layout, sources, tree_layout
 from .animation import animate_schedule, animation_frames
+from .circulant import animate_circulant, circulant_figure, circulant_frames
 from .graph import EDGE_STYLES, gather_tree_figure, schedule_figure, schedule_graph
 from .plots import save_html, show
 from .ring import animate_ring, ring_figure, ring_frames
@@ -55,10 +64,13 @@ from .widgets import ScheduleExplorer, schedule_explorer
 __all__ = [
     "EDGE_STYLES",
     "ScheduleExplorer",
+    "animate_circulant",
     "animate_ring",
     "animate_schedule",
     "animation_frames",
     "block_text",
+    "circulant_figure",
+    "circulant_frames",
     "circular_layout",
     "comm_idle_figure",
     "compare_timelines",
