@@ -33,8 +33,8 @@ def test_every_schedule_sums_every_input_once_for_p_up_to_40(coll, alg):
         for root in sorted({0, p // 2, p - 1}) if coll == "reduce" else [0]:
             frames = circulant_frames(schedule(coll, alg, problem(coll, p, root)))
             q, _ = circ_skips(p)
-            if alg == "butterfly":  # log2 p' rounds, and a pre- and post-step unless p = p'
-                q = p.bit_length() - 1 + (0 if p & (p - 1) == 0 else 2)
+            if alg in ("butterfly", "recursive_halving"):  # log2 p' rounds, and a pre- and
+                q = p.bit_length() - 1 + (0 if p & (p - 1) == 0 else 2)  # post-step unless p = p'
             assert len(frames) == 1 + q
             if coll == "reduce":
                 assert frames[-1]["sets"][root] == list(range(p))
@@ -63,7 +63,8 @@ def test_a_wrong_schedule_is_caught_by_the_replay():
 
 def test_recorded_traces_replay_like_the_model():
     cases = [("allreduce", "circulant", 7), ("reduce_scatter_block", "circulant", 6),
-             ("reduce_scatter", "circulant", 9), ("reduce", "circulant", 5)]
+             ("reduce_scatter", "circulant", 9), ("reduce", "circulant", 5),
+             ("reduce_scatter", "recursive_halving", 6), ("allreduce", "butterfly", 6)]
     for coll, alg, p in cases:
         pr = problem(coll, p, root=p - 1)
         events = trace([pr], alg)[0]

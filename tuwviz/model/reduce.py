@@ -210,7 +210,8 @@ def allreduce_butterfly(problem: Problem) -> Schedule:
 
 def _recursive_halving(problem: Problem, counts: tuple[int, ...]) -> Schedule:
     """Programs of ``kernels_c/reduce_scatter/reduce_scatter_recursive_halving.c`` for block
-    sizes `counts` (elements)."""
+    sizes `counts` (elements).  Every message names the blocks whose sums it carries (a
+    range: the halves are consecutive blocks), for :mod:`tuwviz.viz.circulant`'s replay."""
     p, size = problem.p, problem.itemsize
     pp, rounds, x = _power_split(p)
     displ = [0]
@@ -218,18 +219,24 @@ def _recursive_halving(problem: Problem, counts: tuple[int, ...]) -> Schedule:
         displ.append(displ[-1] + c)
     total = displ[-1]
 
-    def start(n: int) -> int:  # first element of new rank n's blocks
-        return displ[2 * n if n < x else n + x]
+    def first(n: int) -> int:  # first block of new rank n
+        return 2 * n if n < x else n + x
+
+    def start(n: int) -> int:  # its first element
+        return displ[first(n)]
+
+    every = range(0, p)
 
     programs: list[list[Op]] = []
     for r in range(p):
         if r < 2 * x and r % 2 == 0:
-            programs.append([Send(r + 1, total * size, tag=0),
-                             Recv(r + 1, counts[r] * size, tag=rounds + 1)])
+            programs.append([Send(r + 1, total * size, tag=0, blocks=every),
+                             Recv(r + 1, counts[r] * size, tag=rounds + 1,
+                                  blocks=range(r, r + 1))])
             continue
         prog: list[Op] = []
         if r < 2 * x:
-            prog += [Recv(r - 1, total * size, tag=0), Compute(total, "reduce")]
+            prog += [Recv(r - 1, total * size, tag=0, blocks=every), Compute(total, "reduce")]
         n, lo, hi = _new_rank(r, x), 0, pp
         for k in range(rounds):
             d = pp >> (k + 1)
@@ -238,13 +245,16 @@ def _recursive_halving(problem: Problem, counts: tuple[int, ...]) -> Schedule:
             send = (mid, hi) if n < mid else (lo, mid)
             kn = start(keep[1]) - start(keep[0])
             sn = start(send[1]) - start(send[0])
-            prog += [SendRecv(peer, sn * size, peer, kn * size, tag=k + 1),
+            prog += [SendRecv(peer, sn * size, peer, kn * size, tag=k + 1,
+                              send_blocks=range(first(send[0]), first(send[1])),
+                              recv_blocks=range(first(keep[0]), first(keep[1]))),
                      Compute(kn, "reduce")]
             lo, hi = keep
         if p > 1:
             prog.append(Compute(counts[r], "copy"))
         if r < 2 * x:
-            prog.append(Send(r - 1, counts[r - 1] * size, tag=rounds + 1))
+            prog.append(Send(r - 1, counts[r - 1] * size, tag=rounds + 1,
+                             blocks=range(r - 1, r)))
         programs.append(prog)
     return Schedule(problem.collective, "recursive_halving", p, programs, problem)
 

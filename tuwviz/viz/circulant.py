@@ -23,6 +23,9 @@ the same peers in the same order):
   own input and sends the total once.
 * **reduce_scatter(_block)/circulant** (Listings 5-6): a message carries one partial sum
   per block of ``B_r^k``; shown is what each rank holds of its *own* block.
+* **reduce_scatter(_block)/recursive_halving**: a message carries the sums of the blocks
+  its op names (the partner's half; the whole vector in the pre-step); a rank that gave
+  its vector away gets its block's result in the post-step.
 
 Every addition must join disjoint sets of ranks (no input counted twice) and the replay
 raises if one does not: with every rank holding all ``p`` inputs of its result at the end,
@@ -70,7 +73,9 @@ __all__ = ["CIRCULANT_ALGORITHMS", "animate_circulant", "circulant_figure", "cir
 CIRCULANT_ALGORITHMS = (("allreduce", "circulant"), ("allreduce", "butterfly"),
                         ("reduce", "circulant"),
                         ("reduce", "binomial"), ("reduce_scatter_block", "circulant"),
-                        ("reduce_scatter", "circulant"))
+                        ("reduce_scatter", "circulant"),
+                        ("reduce_scatter_block", "recursive_halving"),
+                        ("reduce_scatter", "recursive_halving"))
 
 #: Most processes drawn (the labels of larger rings overlap; the model goes further).
 MAX_DRAWN = 64
@@ -177,6 +182,8 @@ def circulant_frames(schedule: "Schedule", trace: Sequence[dict] | None = None) 
     rounds = sorted({tag for m in msgs for (_, _, tag) in m})
     if coll == "reduce" or schedule.algorithm == "butterfly":
         frames = _whole_sum_frames(p, msgs, rounds)
+    elif schedule.algorithm == "recursive_halving":
+        frames = _block_range_frames(schedule, msgs, rounds)
     elif coll == "allreduce":
         frames = _allreduce_frames(p, msgs, rounds)
     else:
@@ -241,6 +248,40 @@ def _whole_sum_frames(p: int, msgs, rounds: list[int]) -> list[dict]:
                 _add(acc[dst], got, f"round {k}, rank {dst}")
         gave |= {r for r, _, _ in arriving} - {d for _, d, _ in arriving}
         frames.append(_frame(k, transfers, acc, p))
+    return frames
+
+
+def _block_range_frames(schedule: "Schedule", msgs, rounds: list[int]) -> list[dict]:
+    """Per rank and block, the inputs summed so far; each message carries the sums of the
+    blocks its schedule op names.  A recorded trace must send the schedule's messages."""
+    p = schedule.p
+    if msgs != _peers(schedule, None):
+        raise ValueError("the trace's messages are not the schedule's (peers, order, tags)")
+    sends: dict[tuple[int, int], list[range]] = {}
+    for r, prog in enumerate(schedule.programs):
+        for op in prog:
+            if isinstance(op, SendRecv):
+                sends.setdefault((r, op.tag), []).append((op.send_peer, op.send_blocks))
+            elif isinstance(op, Send):
+                sends.setdefault((r, op.tag), []).append((op.peer, op.blocks))
+    sums = [{b: {r} for b in range(p)} for r in range(p)]
+    gave: set[int] = set()  # sent everything away (the pre-step): results replace
+    frames = [_frame(-1, [], [sums[r][r] for r in range(p)], p)]
+    for k in rounds:
+        transfers, arriving = [], []
+        for r in range(p):
+            for dst, blocks in sends.get((r, k), []):
+                transfers.append([r, dst, "blocks " + (f"{blocks.start}-{blocks.stop - 1}"
+                                                       if len(blocks) > 1 else f"{blocks.start}")])
+                arriving.append((r, dst, {b: set(sums[r][b]) for b in blocks}))
+        for _, dst, got in arriving:
+            for b, s in got.items():
+                if dst in gave:
+                    sums[dst][b] = s
+                else:
+                    _add(sums[dst][b], s, f"round {k}, rank {dst}, block {b}")
+        gave |= {r for r, _, _ in arriving} - {d for _, d, _ in arriving}
+        frames.append(_frame(k, transfers, [sums[r][r] for r in range(p)], p))
     return frames
 
 
