@@ -53,6 +53,13 @@ NO_RANKS = [  # (argv, exit status, regex of the message after "error: ")
      r"operator 'bor' is not defined on datatype 'double'; it takes byte, int"),
     ("verify --np 2 --collective allreduce --ops int", 2, r"'int' is not datatype:op"),
     ("verify --np 2 --collective allreduce --ops int:xor", 2, r"unknown op 'xor'; valid ops: sum"),
+    ("verify --np 2 --collective allreduce --ops int:sum:noise", 2, r"unknown data 'noise'"),
+    ("verify --np 2 --collective allreduce --ops int:sum:random", 2, r"random data are doubles"),
+    ("model allreduce circulant --np 4 --datatype byte --op sum", 2,
+     r"operator 'sum' is not defined on datatype 'byte'"),
+    ("bench allreduce --np 2 --algorithms circulant --op user_first", 2,
+     r"allreduce/circulant needs a commutative operator, got 'user_first'"),
+    ("bench allreduce --np 2 --algorithms native --op xor", 2, r"unknown op 'xor'"),
     # ---- assignment, grade
     ("assignment new gather-scater /tmp/x", 2, r"unknown assignment 'gather-scater'; valid: gather-scatter"),
     ("assignment", 2, r"the following arguments are required: ACTION"),

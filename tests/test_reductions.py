@@ -121,3 +121,14 @@ def test_verify_runs_random_doubles_by_default():
     report = verify(["allreduce", "reduce_scatter"], None, [5, 7], bs=[3],
                     ops=["double:sum:random"], types=["same"])
     assert report.ok and {r["data"] for r in report.results} == {"random"}
+
+
+@pytest.mark.full
+def test_reductions_equal_the_library_at_sampled_larger_p():
+    """p = 31, 32, 33 (Table II's), 48 and 63, oversubscribed: every reduction kernel,
+    the paper's byte:bor and random doubles, b = 0, 1, 17, roots 0, p/2, p-1."""
+    report = verify(["allreduce", "reduce", "reduce_scatter_block", "reduce_scatter"], None,
+                    [31, 32, 33, 48, 63], bs=[0, 1, 17],
+                    ops=["byte:bor", "double:sum:random"], types=["same", "in-place"])
+    assert report.ok, report.table()
+    assert {r["p"] for r in report.results} == {31, 32, 33, 48, 63}

@@ -237,9 +237,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="block sizes b in elements: the gatherv paper's average b, the allgatherv "
                          "paper's base count c (default 1,100,10000)")
     sp.add_argument("--datatype", default="int", help="element type: byte, int, double (default int)")
-    sp.add_argument("--op", default="sum",
-                    help="the reductions' operator: sum, max, min, bor, user_sum, user_first "
-                         "(default sum; the circulant paper measures --datatype byte --op bor)")
+    sp.add_argument("--op", help="the reductions' operator: sum, max, min, bor, user_sum, "
+                                 "user_first (default sum, bor for --datatype byte as the "
+                                 "circulant paper measures)")
     params_help(sp)
     sp.add_argument("--root", type=_int_type(0), help="root (default p/2, as in the gatherv paper)")
     sp.add_argument("--reps", type=_int_type(1), default=75, help="timed repetitions (default 75)")
@@ -307,6 +307,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="average block size b in elements (default 100)")
     sp.add_argument("--counts", help="explicit block sizes m_0,...,m_{p-1} instead of --dist/--b")
     sp.add_argument("--datatype", default="int", help="element type: byte, int, double")
+    sp.add_argument("--op", help="the reductions' operator (default sum, bor for --datatype "
+                                 "byte)")
     params_help(sp, grid=False, skip=("alpha", "beta"))
     sp.add_argument("--alpha", type=_cost, default=1e-6, help="latency per message, s (default 1e-6)")
     sp.add_argument("--beta", type=_cost, default=1e-9, help="time per byte, s (default 1e-9)")
@@ -474,7 +476,7 @@ def cmd_verify(args) -> int:
 def cmd_bench(args) -> int:
     from .bench import ROW_FIELDS, bench, bench_cases, check_output
     from .collectives import collective
-    from .problems import default_distributions
+    from .problems import default_distributions, default_op
     from .report import text_table
 
     # every argument is checked before anything is measured or written
@@ -488,14 +490,16 @@ def cmd_bench(args) -> int:
     dists = _names(args.dist) or [default_distributions(coll.name)[0]]
     params = _param_grid(args)
     bench_cases(coll.name, algorithms, ps, dists, bs, args.root, args.seed, args.reps,
-                args.warmup, args.time_limit, args.datatype, params, op=args.op)
+                args.warmup, args.time_limit, args.datatype, params,
+                op=args.op or default_op(args.datatype))
     if args.out:
         check_output(args.out, fields=ROW_FIELDS)
         print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
     df = bench(
         coll.name, algorithms, ps, dists, bs, out=args.out, root=args.root, seed=args.seed,
         reps=args.reps, warmup=args.warmup, time_limit=args.time_limit, datatype=args.datatype,
-        op=args.op, params=params, progress=not args.no_progress and not args.json,
+        op=args.op or default_op(args.datatype), params=params,
+        progress=not args.no_progress and not args.json,
         stall_limit=args.stall_limit,
     )
     if args.json:
@@ -571,7 +575,7 @@ def cmd_model(args) -> int:
     from . import model
     from .collectives import collective
     from .params import check_params
-    from .problems import Problem, make_problem
+    from .problems import Problem, default_op, make_problem
 
     info = collective(args.collective)
     if args.root is not None and not info.rooted:
@@ -591,7 +595,8 @@ def cmd_model(args) -> int:
         root = (p // 2 if info.rooted else 0) if args.root is None else args.root
         if root >= p:
             raise ValueError(f"--root: root {root} out of range 0..{p - 1} for the {p} --counts")
-        problem = Problem(info.name, p, root, counts, datatype=args.datatype)
+        problem = Problem(info.name, p, root, counts, datatype=args.datatype,
+                          op=args.op or default_op(args.datatype))
     else:
         if args.np - 1 > args.max_messages:  # every model sends at least p - 1 messages
             raise ValueError(
@@ -599,7 +604,8 @@ def cmd_model(args) -> int:
                 f"messages, above the bound of {args.max_messages:,}; raise it with "
                 f"--max-messages")
         problem = make_problem(info.name, args.np, args.dist, args.b, root=args.root,
-                               seed=args.seed, datatype=args.datatype)
+                               seed=args.seed, datatype=args.datatype,
+                               op=args.op or default_op(args.datatype))
     from .table import load_table
 
     grid = {k: v[0] for k, v in _param_grid(args).items()}

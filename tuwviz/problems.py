@@ -59,6 +59,7 @@ __all__ = [
     "RANDOM_SUM_TOLERANCE",
     "REDUCTION_TYPES",
     "check_op",
+    "default_op",
     "parse_reduction_types",
     "check_buffer",
     "check_int",
@@ -141,6 +142,16 @@ def parse_reduction_types(names) -> list[tuple[str, str, str]]:
             raise ValueError(f"random data are doubles; {name!r} is {dt}")
         out.append((dt, op, data))
     return out
+
+
+def default_op(datatype: str) -> str:
+    """The operator a reduction uses when none is given: ``sum``, or ``bor`` on bytes (MPI
+    has no sum on ``MPI_BYTE``; the circulant paper measures ``MPI_BOR`` there).
+
+    >>> default_op("int"), default_op("byte")
+    ('sum', 'bor')
+    """
+    return "bor" if datatype == "byte" else "sum"
 
 
 def check_op(datatype: str, op: str) -> None:
