@@ -124,3 +124,11 @@ def test_the_saved_animation_plays_in_chromium(browser, tmp_path):
     assert last["label"].startswith("round 3")
     assert not errors, errors
     page.close()
+
+
+def test_the_explorer_animates_reductions_with_their_partial_sums():
+    ex = viz.ScheduleExplorer("allreduce", "circulant", p=6, b=2, distribution="same",
+                              display=False)
+    figures = ex.update()
+    assert ex.error is None and figures["animation"].name == "circulant_animation"
+    assert viz.sources(figures["animation"])["frames"].data["held"][-1] == ["0-5"] * 6

@@ -127,6 +127,7 @@ class ScheduleExplorer:
         from ..model.program import ScheduleError
         from ..problems import make_problem
         from .animation import animate_schedule
+        from .circulant import CIRCULANT_ALGORITHMS, animate_circulant
         from .graph import gather_tree_figure, schedule_figure
 
         try:
@@ -137,7 +138,10 @@ class ScheduleExplorer:
             result = model.simulate(sched, self.alpha, self.beta)
             tree = (gather_tree_figure(sched) if isinstance(sched.meta, TreeMeta)
                     else schedule_figure(sched))
-            anim = animate_schedule(sched, result=result)
+            if (sched.collective, sched.algorithm) in CIRCULANT_ALGORITHMS:
+                anim = animate_circulant(sched)  # partial sums, not blocks, travel
+            else:
+                anim = animate_schedule(sched, result=result)
         except (ValueError, ScheduleError) as exc:
             self.problem = self.schedule = None
             self.figures = {}
