@@ -38,6 +38,8 @@ def test_every_schedule_sums_every_input_once_for_p_up_to_40(coll, alg):
             assert len(frames) == 1 + q
             if coll == "reduce":
                 assert frames[-1]["sets"][root] == list(range(p))
+            elif coll == "allgather":  # blocks held, not inputs summed
+                assert frames[-1]["held"] == [rank_ranges(range(p), p)] * p
             else:
                 assert frames[-1]["sets"] == [list(range(p))] * p
 
@@ -64,7 +66,8 @@ def test_a_wrong_schedule_is_caught_by_the_replay():
 def test_recorded_traces_replay_like_the_model():
     cases = [("allreduce", "circulant", 7), ("reduce_scatter_block", "circulant", 6),
              ("reduce_scatter", "circulant", 9), ("reduce", "circulant", 5),
-             ("reduce_scatter", "recursive_halving", 6), ("allreduce", "butterfly", 6)]
+             ("reduce_scatter", "recursive_halving", 6), ("allreduce", "butterfly", 6),
+             ("allgather", "circulant", 7), ("allgather", "bruck", 6)]
     for coll, alg, p in cases:
         pr = problem(coll, p, root=p - 1)
         events = trace([pr], alg)[0]

@@ -38,7 +38,7 @@ from ..collectives import collective as collective_info
 from ..problems import Problem
 from ..params import check_params
 from ..table import load_table
-from . import allgatherv, gatherv, reduce, scatterv
+from . import allgather, allgatherv, gatherv, reduce, scatterv
 from .program import Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv, paused_gc
 from .simulate import Message, SimResult, simulate
 

@@ -23,6 +23,10 @@ the same peers in the same order):
   own input and sends the total once.
 * **reduce_scatter(_block)/circulant** (Listings 5-6): a message carries one partial sum
   per block of ``B_r^k``; shown is what each rank holds of its *own* block.
+* **allgather/circulant** (Listing 7) and **allgather/bruck**: blocks are concatenated,
+  not summed: a rank holds the blocks of a range of ranks starting at its own, and sends
+  the first ones (from position ``e_k``, circulant; from 0, Bruck); shown is which blocks
+  each rank holds.
 * **reduce_scatter(_block)/recursive_halving**: a message carries the sums of the blocks
   its op names (the partner's half; the whole vector in the pre-step); a rank that gave
   its vector away gets its block's result in the post-step.
@@ -75,7 +79,8 @@ CIRCULANT_ALGORITHMS = (("allreduce", "circulant"), ("allreduce", "butterfly"),
                         ("reduce", "binomial"), ("reduce_scatter_block", "circulant"),
                         ("reduce_scatter", "circulant"),
                         ("reduce_scatter_block", "recursive_halving"),
-                        ("reduce_scatter", "recursive_halving"))
+                        ("reduce_scatter", "recursive_halving"), ("allgather", "circulant"),
+                        ("allgather", "bruck"))
 
 #: Most processes drawn (the labels of larger rings overlap; the model goes further).
 MAX_DRAWN = 64
@@ -180,7 +185,9 @@ def circulant_frames(schedule: "Schedule", trace: Sequence[dict] | None = None) 
     p, coll = schedule.p, schedule.collective
     msgs = _peers(schedule, trace)
     rounds = sorted({tag for m in msgs for (_, _, tag) in m})
-    if coll == "reduce" or schedule.algorithm == "butterfly":
+    if coll == "allgather":
+        frames = _allgather_frames(p, msgs, rounds, schedule.algorithm)
+    elif coll == "reduce" or schedule.algorithm == "butterfly":
         frames = _whole_sum_frames(p, msgs, rounds)
     elif schedule.algorithm == "recursive_halving":
         frames = _block_range_frames(schedule, msgs, rounds)
@@ -225,6 +232,33 @@ def _allreduce_frames(p: int, msgs, rounds: list[int]) -> list[dict]:
                 _add(full[r], sent[src], f"round {k}, rank {r}")
                 _add(part[r], set(sent[src]), f"round {k}, rank {r}")
         frames.append(_frame(k, transfers, full, p))
+    return frames
+
+
+def _allgather_frames(p: int, msgs, rounds: list[int], algorithm: str) -> list[dict]:
+    """Rank r holds the blocks of ranks r, r+1, ... (positions); a message carries the
+    sender's positions e_k .. e_k + n - 1 (circulant) or 0 .. n - 1 (Bruck)."""
+    q, skips = circ_skips(p)
+    held = [[r] for r in range(p)]  # in position order
+    frames = [_frame(-1, [], [set(h) for h in held], p)]
+    for k in rounds:
+        if algorithm == "circulant":
+            first, n = skips[k + 1] & 1, skips[k + 1] - skips[k]
+        else:
+            first, n = 0, min(2**k, p - 2**k)
+        sent = [h[first:first + n] for h in held]
+        if any(len(x) < n for x in sent):
+            raise ValueError(f"round {k}: a rank would send blocks it does not hold yet")
+        transfers = []
+        for r in range(p):
+            for dst in _by_round(msgs, r, k, "send"):
+                transfers.append([r, dst, "blocks " + rank_ranges(set(sent[r]), p)])
+        for r in range(p):
+            for src in _by_round(msgs, r, k, "recv"):
+                mine = set(held[r])
+                _add(mine, set(sent[src]), f"round {k}, rank {r}")
+                held[r] = held[r] + sent[src]
+        frames.append(_frame(k, transfers, [set(h) for h in held], p))
     return frames
 
 
@@ -470,14 +504,15 @@ def animate_circulant(schedule: "Schedule", trace: Sequence[dict] | None = None,
     frames = circulant_frames(schedule, trace)
     p = schedule.p
     xy = _layout(p)
-    what = "own block's inputs" if schedule.collective.startswith("reduce_scatter") else "inputs"
+    what = ("own block's inputs" if schedule.collective.startswith("reduce_scatter")
+            else "blocks" if schedule.collective == "allgather" else "inputs")
     labels = []
     for f in frames:
         if f["round"] < 0:
             labels.append(f"start: every rank holds its own input ({what} per rank shown)")
         else:
             labels.append(f"round {f['round']}: {len(f['transfers'])} messages; "
-                          f"labels: {what} summed so far")
+                          f"labels: {what} " + ("held" if what == "blocks" else "summed so far"))
     frame_src = ColumnDataSource({"round": [f["round"] for f in frames], "label": labels,
                                   "held": [f["held"] for f in frames]}, name="frames")
     moves = {"frame": [], "x0": [], "y0": [], "x1": [], "y1": [], "xm": [], "ym": [], "label": []}

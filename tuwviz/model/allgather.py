@@ -1,0 +1,75 @@
+"""Model schedules of Allgather: the circulant graph (the uniform reduce-scatter paper).
+
+Paper: Träff, Hunold, Vardas, Funk, "Uniform algorithms for reduce-scatter and (most)
+other collectives for MPI", Section III-E, Listing 7, Proposition 3.  The builder follows
+``kernels_c/allgather/allgather_circulant.c`` step for step: the copy of the own block,
+one ``SendRecv`` per round (``skips[k+1] - skips[k]`` blocks to ``r - jump_k``, from
+``r + jump_k``, tag ``k``), then the copy of the range that wrapped past ``p - 1``:
+``last = skips[q-1]`` blocks if ``r + last > p``, else ``p - last`` blocks (none at rank
+0).  Copies are :class:`~tuwviz.model.program.Compute` ops of as many elements.
+
+Examples
+--------
+>>> from tuwviz.problems import make_problem
+>>> s = circulant(make_problem("allgather", 5, "same", 2, datatype="byte"))
+>>> s.messages(3)
+[('send', 2, 2), ('recv', 4, 2), ('send', 2, 2), ('recv', 4, 2), ('send', 1, 4), ('recv', 0, 4)]
+>>> [op.units for op in s.programs[3] if type(op).__name__ == "Compute"]
+[2, 6]
+"""
+from __future__ import annotations
+
+from ..problems import Problem
+from .program import Compute, Op, Schedule, SendRecv
+from .reduce import _circulant_meta
+from .topology.circulant import circ_epsilon, circ_from, circ_skips, circ_to
+
+__all__ = ["bruck", "circulant"]
+
+
+def circulant(problem: Problem) -> Schedule:
+    """The circulant Allgather of ``kernels_c/allgather/allgather_circulant.c``."""
+    if problem.collective != "allgather":
+        raise ValueError(f"allgather schedule asked for a {problem.collective} problem")
+    p, c = problem.p, problem.block
+    bs = c * problem.itemsize
+    q, skips = circ_skips(p)
+    programs: list[list[Op]] = []
+    for r in range(p):
+        prog: list[Op] = [Compute(c, "copy")]
+        for k in range(q):
+            b = skips[k + 1] - skips[k]
+            assert b == skips[k] - circ_epsilon(skips, k)  # Lemma 1: the jump
+            prog.append(SendRecv(circ_to(p, r, skips, k), b * bs, circ_from(p, r, skips, k),
+                                 b * bs, tag=k))
+        if q:
+            last = skips[q - 1]
+            if r + last > p:
+                prog.append(Compute(last * c, "copy"))
+            elif r > 0:
+                prog.append(Compute((p - last) * c, "copy"))
+        programs.append(prog)
+    return Schedule("allgather", "circulant", p, programs, problem, _circulant_meta(p))
+
+
+def bruck(problem: Problem) -> Schedule:
+    """Bruck's Allgather of ``kernels_c/allgather/allgather_bruck.c``: the own block into
+    the scratch buffer, round ``k`` sends ``min(2^k, p - 2^k)`` blocks to ``r - 2^k`` and
+    receives as many from ``r + 2^k`` (tag ``k``), then all ``p`` blocks are copied into
+    recvbuf in rank order."""
+    if problem.collective != "allgather":
+        raise ValueError(f"allgather schedule asked for a {problem.collective} problem")
+    p, c = problem.p, problem.block
+    bs = c * problem.itemsize
+    programs: list[list[Op]] = []
+    for r in range(p):
+        prog: list[Op] = [Compute(c, "copy")]
+        k, d = 0, 1
+        while d < p:
+            n = min(d, p - d)
+            prog.append(SendRecv((r - d) % p, n * bs, (r + d) % p, n * bs, tag=k))
+            k, d = k + 1, 2 * d
+        if p > 1:
+            prog.append(Compute(p * c, "copy"))
+        programs.append(prog)
+    return Schedule("allgather", "bruck", p, programs, problem)
