@@ -294,12 +294,17 @@ def test_unknown_algorithm_lists_valid_ones():
         schedule("gatherv", "foo", pr)
 
 
-@pytest.mark.parametrize("name", ["allgather", "nonsense"])
-def test_unknown_collective_lists_valid_ones(name):
+def test_unknown_collective_lists_valid_ones():
     with pytest.raises(ValueError, match=r"models exist for: .*gatherv"):
-        schedule(name, "linear", make_problem("gatherv", p=4))
+        schedule("nonsense", "linear", make_problem("gatherv", p=4))
     with pytest.raises(ValueError, match="gatherv"):
-        algorithms(name)
+        algorithms("nonsense")
+
+
+def test_an_algorithm_without_a_model_lists_the_collectives_models():
+    with pytest.raises(ValueError, match=r"no model for algorithm 'linear' of allgather; "
+                                         r"models exist for: circulant, bruck"):
+        schedule("allgather", "linear", make_problem("allgather", p=4))
 
 
 def test_problem_of_another_collective_is_rejected():
