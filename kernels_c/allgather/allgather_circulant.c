@@ -41,13 +41,9 @@ int TUW_Allgather_circulant(const void *sendbuf, int sendcount, MPI_Datatype sen
     void *mem = NULL;
     MPI_Aint lb, ext;
 
-    rc = tuw_require_intracomm(comm);
+    rc = tuw_allgather_begin(comm, sendbuf, sendcount, recvcount, &rank, &p);
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
-    if (recvcount < 0 || (sendbuf != MPI_IN_PLACE && sendcount < 0))
-        return MPI_ERR_COUNT;
     MPI_Type_get_extent(recvtype, &lb, &ext);
     MPI_Aint bs = (MPI_Aint)recvcount * ext; /* bytes between blocks */
     char *rbuf = recvbuf, *mine = rbuf + rank * bs;

@@ -295,3 +295,18 @@ int tuw_rooted_begin(MPI_Comm comm, int root, int *rank, int *p)
     /* the same root on every rank: a bad one fails everywhere before anyone communicates */
     return root < 0 || root >= *p ? MPI_ERR_ROOT : MPI_SUCCESS;
 }
+
+int tuw_allgather_begin(MPI_Comm comm, const void *sendbuf, int sendcount, int recvcount,
+                        int *rank, int *p)
+{
+    int rc = tuw_require_intracomm(comm);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, p);
+    /* the same recvcount on every rank, so all return here together */
+    if (recvcount < 0 || (sendbuf != MPI_IN_PLACE && sendcount < 0))
+        return MPI_ERR_COUNT;
+    return MPI_SUCCESS;
+}

@@ -187,6 +187,11 @@ int tuw_require_intracomm(MPI_Comm comm);
  * MPI_ERR_ROOT for a root outside 0..p-1 (MPI_SUCCESS otherwise). */
 int tuw_rooted_begin(MPI_Comm comm, int root, int *rank, int *p);
 
+/* The start of every Allgather kernel: tuw_require_intracomm, then *rank and *p, then
+ * MPI_ERR_COUNT for a negative recvcount or (without MPI_IN_PLACE) sendcount. */
+int tuw_allgather_begin(MPI_Comm comm, const void *sendbuf, int sendcount, int recvcount,
+                        int *rank, int *p);
+
 /* ---- reductions (kernels_c/common/reduction.c) ---------------------------------------- */
 /* The start of every reduction kernel: tuw_require_intracomm, then *rank and *p; if
  * needs_commutative, an error code of class MPI_ERR_OP (MPI_Error_string says why) for an

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..problems import Problem
 from .program import Compute, Op, Schedule, SendRecv
-from .reduce import _circulant_meta
+from .reduce import _check, _circulant_meta
 from .topology.circulant import circ_epsilon, circ_from, circ_skips, circ_to
 
 __all__ = ["bruck", "circulant"]
@@ -29,8 +29,7 @@ __all__ = ["bruck", "circulant"]
 
 def circulant(problem: Problem) -> Schedule:
     """The circulant Allgather of ``kernels_c/allgather/allgather_circulant.c``."""
-    if problem.collective != "allgather":
-        raise ValueError(f"allgather schedule asked for a {problem.collective} problem")
+    _check(problem, "allgather")
     p, c = problem.p, problem.block
     bs = c * problem.itemsize
     q, skips = circ_skips(p)
@@ -57,8 +56,7 @@ def bruck(problem: Problem) -> Schedule:
     the scratch buffer, round ``k`` sends ``min(2^k, p - 2^k)`` blocks to ``r - 2^k`` and
     receives as many from ``r + 2^k`` (tag ``k``), then all ``p`` blocks are copied into
     recvbuf in rank order."""
-    if problem.collective != "allgather":
-        raise ValueError(f"allgather schedule asked for a {problem.collective} problem")
+    _check(problem, "allgather")
     p, c = problem.p, problem.block
     bs = c * problem.itemsize
     programs: list[list[Op]] = []
