@@ -14,7 +14,7 @@ import pytest
 
 from tuwviz import model
 from tuwviz.model import SendRecv, simulate
-from tuwviz.problems import make_problem
+from tuwviz.problems import Problem, make_problem
 
 A, B, G = 3, 5, 7
 PS = list(range(2, 70)) + [100, 127, 128, 129, 1000, 1152]
@@ -49,3 +49,44 @@ def test_proposition_3_volume_and_rounds(p):
         assert sum(op.recv_nbytes for op in rounds) == (p - 1) * c
     # rank 0 copies nothing after the rounds (Section III-E)
     assert [op.units for op in s.programs[0] if not isinstance(op, SendRecv)] == [c]
+
+
+def _rounds(s, rank):
+    return [op for op in s.programs[rank] if isinstance(op, SendRecv)]
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 5, 9, 11, 16, 17, 33])
+def test_allgatherv_receives_every_block_once(p):
+    """Proposition 4 for any counts: ceil(log2 p) rounds, and rank r receives exactly the
+    m - m_r elements of the other blocks (each block once); with equal blocks the messages
+    are the regular Allgather's."""
+    import random
+    rng = random.Random(p)
+    counts = tuple(rng.choice([0, 1, 2, 7]) for _ in range(p))
+    s = model.schedule("allgatherv", "circulant", Problem("allgatherv", p, 0, counts,
+                                                          datatype="byte"))
+    for rank in range(p):
+        assert len(_rounds(s, rank)) == math.ceil(math.log2(p))
+        assert sum(op.recv_nbytes for op in _rounds(s, rank)) == sum(counts) - counts[rank]
+    regular = make_problem("allgather", p, "same", 3, datatype="byte")
+    same = Problem("allgatherv", p, 0, (3,) * p, datatype="byte")
+    ag = model.schedule("allgather", "circulant", regular)
+    agv = model.schedule("allgatherv", "circulant", same)
+    assert all(ag.messages(r) == agv.messages(r) for r in range(p))
+
+
+@pytest.mark.parametrize("p", [2, 3, 4, 5, 8, 9, 16, 31, 32, 33, 64])
+def test_proposition_4_worst_case_one_process_holds_all(p):
+    """All m elements at one rank j: nobody sends more than ceil(log2 p) m; for p a power of
+    two (every e_k = 0) rank j sends its block in every round, exactly ceil(log2 p) m."""
+    q, m = math.ceil(math.log2(p)), 10
+    for j in {0, 1, p - 1}:
+        counts = tuple(m if i == j else 0 for i in range(p))
+        s = model.schedule("allgatherv", "circulant", Problem("allgatherv", p, 0, counts,
+                                                              datatype="byte"))
+        sent = [sum(op.send_nbytes for op in _rounds(s, r)) for r in range(p)]
+        assert max(sent) <= q * m
+        epsilons = s.meta.epsilon
+        assert sent[j] == m * sum(1 for e in epsilons if e == 0)
+        if p & (p - 1) == 0:
+            assert sent[j] == q * m

@@ -291,6 +291,14 @@ CASES = {
     "in_place_ring": {"p": 5, "counts": [3, 0, 4, 2, 0], "in_place": True,
                       "algorithm": "ring"},
     "p1": {"p": 1, "counts": [4], "algorithm": "pipelined", "params": {"block_bytes": INT}},
+    # the circulant Allgatherv's rounds go straight from and into recvbuf: blocks out of
+    # rank order with gaps (each round's run an indexed datatype), and MPI_IN_PLACE
+    "displs_circulant": {"p": 4, "counts": [3, 0, 4, 2], "displs": [20, 9, 10, 0],
+                         "algorithm": "circulant"},
+    "displs_circulant_7": {"p": 7, "counts": [1, 5, 0, 2, 3, 0, 4],
+                           "displs": [40, 30, 29, 20, 10, 9, 0], "algorithm": "circulant"},
+    "in_place_circulant": {"p": 5, "counts": [3, 0, 4, 2, 0], "in_place": True,
+                           "algorithm": "circulant"},
     # a node map for another number of processes: MPI_ERR_ARG on every rank, no hang
     "bad_nodes": {"p": 3, "counts": [1, 2, 3], "algorithm": "ring",
                   "params": {"ring": "smp", "nodes": [0, 1]}},
@@ -343,7 +351,24 @@ def neighbours(order):
     return succ, {v: k for k, v in succ.items()}
 
 
-@pytest.mark.parametrize("name", [n for n in CASES if n != "bad_nodes"])
+RINGS = [n for n in CASES if n != "bad_nodes" and CASES[n]["algorithm"] != "circulant"]
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if CASES[n]["algorithm"] == "circulant"])
+def test_circulant_with_any_displacements_equals_mpi_allgatherv(runs, name):
+    """Round k: to r - jump_k and from r + jump_k, tag k, sizes as the model says."""
+    from tuwviz import model
+    from tuwviz.problems import Problem
+    case, ranks = CASES[name], runs[name]
+    assert [r["rc"] for r in ranks] == [MPI_SUCCESS] * case["p"]
+    assert all(r["ok"] for r in ranks), [r["ok"] for r in ranks]
+    sched = model.schedule("allgatherv", "circulant",
+                           Problem("allgatherv", case["p"], 0, tuple(case["counts"])))
+    for me, r in enumerate(ranks):
+        assert [(d, peer, nbytes) for peer, d, _, nbytes in r["events"]] == sched.messages(me)
+
+
+@pytest.mark.parametrize("name", RINGS)
 def test_kernel_with_parameters_equals_mpi_allgatherv(runs, name):
     case, ranks = CASES[name], runs[name]
     assert [r["rc"] for r in ranks] == [MPI_SUCCESS] * case["p"]

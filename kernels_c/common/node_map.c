@@ -104,20 +104,10 @@ int tuw_ring_setup(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Comm comm, int **order, int *pos, MPI_Aint *extent)
 {
     int rc, rank, p;
-    MPI_Aint lb;
 
     *order = NULL;
-    rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
-    if (rc != MPI_SUCCESS)
-        return rc;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
-    if (sendbuf != MPI_IN_PLACE && sendcount < 0)
-        return MPI_ERR_COUNT;
-    for (int i = 0; i < p; i++)
-        if (recvcounts[i] < 0)
-            return MPI_ERR_COUNT;
-    rc = MPI_Type_get_extent(recvtype, &lb, extent);
+    rc = tuw_allgatherv_begin(comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, &rank, &p, extent);
     if (rc != MPI_SUCCESS)
         return rc;
     *order = malloc((size_t)p * sizeof **order);
@@ -128,9 +118,5 @@ int tuw_ring_setup(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return rc;
     for (*pos = 0; (*order)[*pos] != rank; (*pos)++)
         ;
-    if (sendbuf == MPI_IN_PLACE)
-        return MPI_SUCCESS;
-    return tuw_local_copy(sendbuf, sendcount, sendtype,
-                          (char *)recvbuf + (MPI_Aint)rdispls[rank] * *extent,
-                          recvcounts[rank], recvtype);
+    return MPI_SUCCESS;
 }

@@ -310,3 +310,29 @@ int tuw_allgather_begin(MPI_Comm comm, const void *sendbuf, int sendcount, int r
         return MPI_ERR_COUNT;
     return MPI_SUCCESS;
 }
+
+int tuw_allgatherv_begin(MPI_Comm comm, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype, int *rank, int *p,
+                         MPI_Aint *extent)
+{
+    MPI_Aint lb;
+    int rc = tuw_require_intracomm(comm); /* an inter-communicator fails here, no hang */
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, p);
+    /* recvcounts are the same on every rank, so all return here together */
+    if (sendbuf != MPI_IN_PLACE && sendcount < 0)
+        return MPI_ERR_COUNT;
+    for (int i = 0; i < *p; i++)
+        if (recvcounts[i] < 0)
+            return MPI_ERR_COUNT;
+    rc = MPI_Type_get_extent(recvtype, &lb, extent);
+    if (rc != MPI_SUCCESS || sendbuf == MPI_IN_PLACE)
+        return rc;
+    return tuw_local_copy(sendbuf, sendcount, sendtype,
+                          (char *)recvbuf + (MPI_Aint)rdispls[*rank] * *extent,
+                          recvcounts[*rank], recvtype);
+}

@@ -192,6 +192,14 @@ int tuw_rooted_begin(MPI_Comm comm, int root, int *rank, int *p);
 int tuw_allgather_begin(MPI_Comm comm, const void *sendbuf, int sendcount, int recvcount,
                         int *rank, int *p);
 
+/* The start of every Allgatherv kernel: tuw_require_intracomm, *rank and *p, MPI_ERR_COUNT
+ * for a negative count, *extent of recvtype, then (without MPI_IN_PLACE) the own block
+ * copied to recvbuf at rdispls[rank]. */
+int tuw_allgatherv_begin(MPI_Comm comm, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype, int *rank, int *p,
+                         MPI_Aint *extent);
+
 /* ---- reductions (kernels_c/common/reduction.c) ---------------------------------------- */
 /* The start of every reduction kernel: tuw_require_intracomm, then *rank and *p; if
  * needs_commutative, an error code of class MPI_ERR_OP (MPI_Error_string says why) for an

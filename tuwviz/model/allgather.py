@@ -1,4 +1,5 @@
-"""Model schedules of Allgather: the circulant graph (the uniform reduce-scatter paper).
+"""Model schedules of Allgather and Allgatherv on the circulant graph (the uniform
+reduce-scatter paper), and Bruck's Allgather.
 
 Paper: Träff, Hunold, Vardas, Funk, "Uniform algorithms for reduce-scatter and (most)
 other collectives for MPI", Section III-E, Listing 7, Proposition 3.  The builder follows
@@ -16,6 +17,14 @@ Examples
 [('send', 2, 2), ('recv', 4, 2), ('send', 2, 2), ('recv', 4, 2), ('send', 1, 4), ('recv', 0, 4)]
 >>> [op.units for op in s.programs[3] if type(op).__name__ == "Compute"]
 [2, 6]
+
+The irregular version (Proposition 4) sends each round's run of blocks from and into
+recvbuf itself, so only the own block is copied:
+
+>>> from tuwviz.problems import Problem
+>>> v = allgatherv_circulant(Problem("allgatherv", 5, 0, (2, 0, 1, 3, 1), datatype="byte"))
+>>> v.messages(3)
+[('send', 2, 3), ('recv', 4, 1), ('send', 2, 1), ('recv', 4, 2), ('send', 1, 3), ('recv', 0, 1)]
 """
 from __future__ import annotations
 
@@ -24,7 +33,7 @@ from .program import Compute, Op, Schedule, SendRecv
 from .reduce import _check, _circulant_meta
 from .topology.circulant import circ_epsilon, circ_from, circ_skips, circ_to
 
-__all__ = ["bruck", "circulant"]
+__all__ = ["allgatherv_circulant", "bruck", "circulant"]
 
 
 def circulant(problem: Problem) -> Schedule:
@@ -71,3 +80,28 @@ def bruck(problem: Problem) -> Schedule:
             prog.append(Compute(p * c, "copy"))
         programs.append(prog)
     return Schedule("allgather", "bruck", p, programs, problem)
+
+
+def allgatherv_circulant(problem: Problem) -> Schedule:
+    """The circulant Allgatherv of ``kernels_c/allgatherv/allgatherv_circulant.c``
+    (Proposition 4): ``Compute(m_r, "copy")`` for the own block, then in round ``k`` one
+    ``SendRecv`` (tag ``k``) of the blocks of ranks ``r + e_k .. r + e_k + b - 1`` to
+    ``r - jump_k`` and of ranks ``r + skips[k] .. r + skips[k+1] - 1`` from ``r + jump_k``,
+    ``b = skips[k+1] - skips[k]`` blocks each way, all modulo ``p``."""
+    _check(problem, "allgatherv")
+    p = problem.p
+    nbytes = [problem.nbytes(i) for i in range(p)]
+    q, skips = circ_skips(p)
+
+    def run(first: int, n: int) -> int:
+        return sum(nbytes[(first + j) % p] for j in range(n))
+
+    programs: list[list[Op]] = []
+    for r in range(p):
+        prog: list[Op] = [Compute(problem.counts[r], "copy")]
+        for k in range(q):
+            b, e = skips[k + 1] - skips[k], circ_epsilon(skips, k)
+            prog.append(SendRecv(circ_to(p, r, skips, k), run(r + e, b),
+                                 circ_from(p, r, skips, k), run(r + skips[k], b), tag=k))
+        programs.append(prog)
+    return Schedule("allgatherv", "circulant", p, programs, problem, _circulant_meta(p))
