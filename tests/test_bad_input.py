@@ -48,7 +48,10 @@ NO_RANKS = [  # (argv, exit status, regex of the message after "error: ")
     ("verify --np 2 --collective allreduce --types root-vector", 2,
      r"do not apply to allreduce \(these do: same, in-place\)"),
     ("verify --np 2 --collective allreduce --ops int:user_first", 2,
-     r"allreduce/circulant, allreduce/butterfly need a commutative operator; user_first is not"),
+     r"allreduce/circulant, allreduce/butterfly, allreduce/combined need a commutative operator; "
+     r"user_first is not"),
+    ("verify --np 2 --collective reduce --algorithms circulant --ops int:user_first", 2,
+     r"reduce/circulant needs a commutative operator; user_first is not"),
     ("verify --np 2 --collective allreduce --ops double:bor", 2,
      r"operator 'bor' is not defined on datatype 'double'; it takes byte, int"),
     ("verify --np 2 --collective allreduce --ops int", 2, r"'int' is not datatype:op"),

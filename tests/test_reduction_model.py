@@ -152,3 +152,26 @@ def test_table_i_as_the_notebook_shows_it():
     pow2 = t[(t.p == 16) & (t.algorithm == "recursive_halving")].iloc[0]
     assert pow2.formula_s - pow2.model_s == (B + G) * 15 * 1152 * 4 // 16 - G * 1152 * 4 // 16
     assert set(t.source) == {"model"}
+
+
+@pytest.mark.parametrize("p", list(range(2, 40)) + [64, 100, 129])
+def test_combined_allreduce_is_reduce_scatter_block_plus_allgather(p):
+    """Section III-G: with p | m the combined Allreduce costs the circulant
+    Reduce_scatter_block on m/p plus the Allgather rounds q alpha + (p-1)/p beta m, with no
+    copy (the Allgatherv runs in place); 2q rounds."""
+    q, c = math.ceil(math.log2(p)), 6
+    m = p * c
+    assert predict("allreduce", "combined", p, m) == (
+        predict("reduce_scatter_block", "circulant", p, c) + q * A + (p - 1) * c * B)
+    s = model.schedule("allreduce", "combined",
+                       make_problem("allreduce", p, "same", m, datatype="byte", op="bor"))
+    assert all(sum(isinstance(op, SendRecv) for op in prog) == 2 * q for prog in s.programs)
+
+
+def test_combined_allreduce_overtakes_the_direct_one_for_large_m():
+    """Section IV-B: twice the rounds, so slower for small m; under 3 beta m in volume
+    instead of q beta m, so faster for large m.  With alpha = 3, beta = 5, gamma = 7 and
+    p = 17 the crossing lies between 1 and 1000 elements."""
+    p = 17
+    assert predict("allreduce", "combined", p, 1) > predict("allreduce", "circulant", p, 1)
+    assert predict("allreduce", "combined", p, 1000) < predict("allreduce", "circulant", p, 1000)

@@ -114,10 +114,11 @@ def verify_cases(
                and kernels.find_algorithm(c, a).needs_commutative
                and any(op not in COMMUTATIVE_OPS for _, op, _ in reduction_types)]
     if refused:
-        raise ValueError(f"{', '.join(refused)} need a commutative operator; "
-                         f"{', '.join(sorted({op for _, op, _ in reduction_types if op not in COMMUTATIVE_OPS}))} "
-                         f"is not (choose --algorithms native, or commutative operators: "
-                         f"{', '.join(COMMUTATIVE_OPS)})")
+        bad = sorted({op for _, op, _ in reduction_types if op not in COMMUTATIVE_OPS})
+        raise ValueError(f"{', '.join(refused)} {'needs' if len(refused) == 1 else 'need'} a "
+                         f"commutative operator; {', '.join(bad)} "
+                         f"{'is' if len(bad) == 1 else 'are'} not (choose --algorithms "
+                         f"native, or commutative operators: {', '.join(COMMUTATIVE_OPS)})")
     for coll, _ in pairs:
         dlist = distributions(dists, coll)  # unknown names fail here
         if not dlist:

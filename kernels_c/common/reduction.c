@@ -112,3 +112,43 @@ int tuw_reduce_scatter_regular(tuw_reduce_scatter_fn fn, const void *sendbuf, vo
     free(counts);
     return rc;
 }
+
+int tuw_allreduce_combined(tuw_reduce_scatter_fn rs, tuw_allgatherv_fn agv,
+                           int needs_commutative, const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rank, p, *counts = NULL, *displs;
+    void *mem = NULL;
+    MPI_Aint lb, extent;
+    int rc = tuw_reduction_begin(comm, op, needs_commutative, &rank, &p);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (count < 0) /* the same count on every rank */
+        return MPI_ERR_COUNT;
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    counts = malloc(2 * sizeof(int) * (size_t)p);
+    if (!counts)
+        return MPI_ERR_NO_MEM;
+    displs = counts + p;
+    for (int i = 0, at = 0; i < p; at += counts[i++]) {
+        counts[i] = count / p + (i < count % p);
+        displs[i] = at;
+    }
+    char *mine = (char *)recvbuf + (MPI_Aint)displs[rank] * extent;
+    if (sendbuf != MPI_IN_PLACE) {
+        rc = rs(sendbuf, mine, counts, datatype, op, comm);
+    } else { /* rs may not write into its own input: reduce into scratch, then move */
+        char *block = tuw_alloc_elems(counts[rank], datatype, &mem);
+        rc = block ? rs(recvbuf, block, counts, datatype, op, comm) : MPI_ERR_NO_MEM;
+        if (rc == MPI_SUCCESS)
+            rc = tuw_local_copy(block, counts[rank], datatype, mine, counts[rank], datatype);
+    }
+    /* agv's messages cannot be taken for rs's: they share (source, tag) pairs, but MPI
+     * matches messages of one sender in the order they were sent */
+    if (rc == MPI_SUCCESS)
+        rc = agv(MPI_IN_PLACE, 0, datatype, recvbuf, counts, displs, datatype, comm);
+    free(mem);
+    free(counts);
+    return rc;
+}

@@ -226,6 +226,15 @@ int tuw_tree_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
  * the block kernels that are the regular case of an irregular one. */
 int tuw_reduce_scatter_regular(tuw_reduce_scatter_fn fn, const void *sendbuf, void *recvbuf,
                                int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+/* Allreduce as Reduce_scatter `rs` followed by Allgatherv `agv` (Section III-G, Guideline
+ * (4)): the count elements cut into p blocks of floor(count/p) or ceil(count/p) (the first
+ * count mod p larger), rs leaves rank r's block at its place in recvbuf and agv (in place)
+ * completes it.  MPI_IN_PLACE: rs reduces recvbuf into a scratch block that is then copied
+ * to its place.  MPI_ERR_COUNT for a negative count; with needs_commutative, MPI_ERR_OP as
+ * tuw_reduction_begin. */
+int tuw_allreduce_combined(tuw_reduce_scatter_fn rs, tuw_allgatherv_fn agv,
+                           int needs_commutative, const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 
 /* ---- tuning parameters (kernels_c/common/params.c) -------------------------------------- */
 /* Knobs of algorithms whose MPI signature has no place for them.  Process-global: set the

@@ -33,7 +33,7 @@ from .program import Compute, Op, Schedule, SendRecv
 from .reduce import _check, _circulant_meta
 from .topology.circulant import circ_epsilon, circ_from, circ_skips, circ_to
 
-__all__ = ["allgatherv_circulant", "bruck", "circulant"]
+__all__ = ["allgatherv_circulant", "allgatherv_rounds", "bruck", "circulant"]
 
 
 def circulant(problem: Problem) -> Schedule:
@@ -84,24 +84,31 @@ def bruck(problem: Problem) -> Schedule:
 
 def allgatherv_circulant(problem: Problem) -> Schedule:
     """The circulant Allgatherv of ``kernels_c/allgatherv/allgatherv_circulant.c``
-    (Proposition 4): ``Compute(m_r, "copy")`` for the own block, then in round ``k`` one
-    ``SendRecv`` (tag ``k``) of the blocks of ranks ``r + e_k .. r + e_k + b - 1`` to
-    ``r - jump_k`` and of ranks ``r + skips[k] .. r + skips[k+1] - 1`` from ``r + jump_k``,
-    ``b = skips[k+1] - skips[k]`` blocks each way, all modulo ``p``."""
+    (Proposition 4): ``Compute(m_r, "copy")`` for the own block, then
+    :func:`allgatherv_rounds`."""
     _check(problem, "allgatherv")
-    p = problem.p
-    nbytes = [problem.nbytes(i) for i in range(p)]
+    rounds = allgatherv_rounds(problem.p, [problem.nbytes(i) for i in range(problem.p)])
+    programs = [[Compute(problem.counts[r], "copy"), *ops] for r, ops in enumerate(rounds)]
+    return Schedule("allgatherv", "circulant", problem.p, programs, problem,
+                    _circulant_meta(problem.p))
+
+
+def allgatherv_rounds(p: int, nbytes: list[int]) -> list[list[Op]]:
+    """The rounds of the circulant Allgatherv for blocks of `nbytes` bytes, per rank: in
+    round ``k`` one ``SendRecv`` (tag ``k``) of the blocks of ranks ``r + e_k .. r + e_k +
+    b - 1`` to ``r - jump_k`` and of ranks ``r + skips[k] .. r + skips[k+1] - 1`` from
+    ``r + jump_k``, ``b = skips[k+1] - skips[k]`` blocks each way, all modulo ``p``.
+
+    >>> [(op.send_peer, op.send_nbytes, op.recv_peer, op.recv_nbytes)
+    ...  for op in allgatherv_rounds(3, [1, 2, 4])[0]]
+    [(2, 1, 1, 2), (2, 2, 1, 4)]
+    """
     q, skips = circ_skips(p)
 
     def run(first: int, n: int) -> int:
         return sum(nbytes[(first + j) % p] for j in range(n))
 
-    programs: list[list[Op]] = []
-    for r in range(p):
-        prog: list[Op] = [Compute(problem.counts[r], "copy")]
-        for k in range(q):
-            b, e = skips[k + 1] - skips[k], circ_epsilon(skips, k)
-            prog.append(SendRecv(circ_to(p, r, skips, k), run(r + e, b),
-                                 circ_from(p, r, skips, k), run(r + skips[k], b), tag=k))
-        programs.append(prog)
-    return Schedule("allgatherv", "circulant", p, programs, problem, _circulant_meta(p))
+    return [[SendRecv(circ_to(p, r, skips, k), run(r + circ_epsilon(skips, k),
+                                                   skips[k + 1] - skips[k]),
+                      circ_from(p, r, skips, k), run(r + skips[k], skips[k + 1] - skips[k]),
+                      tag=k) for k in range(q)] for r in range(p)]
