@@ -29,7 +29,7 @@ from .params import check_params, expand, label
 from .problems import DATATYPES, MAX_COUNT, check_buffer, check_int, check_op, make_problem
 from .sweep import MAX_CASES, Backend, distributions, int_values, parse_names, run_metadata
 
-__all__ = ["ROW_FIELDS", "ResultWriter", "bench", "bench_cases", "check_output"]
+__all__ = ["ROW_FIELDS", "ResultWriter", "bench", "bench_cases", "check_output", "run_cases"]
 
 
 def check_output(path: str | os.PathLike, what: str = "--out",
@@ -147,6 +147,7 @@ def bench_cases(
     params: dict[str, list] | None = None,
     samples: bool = False,
     op: str = "sum",
+    max_time: float = 0.0,
 ) -> list[dict]:
     """Cases of a sweep, ``native`` first within each problem (so ratios can be formed).
 
@@ -155,7 +156,9 @@ def bench_cases(
     algorithm runs once per combination of the values it takes (:func:`tuwviz.params.expand`).
     With `samples`, each result also has ``samples_us``: every repetition's time.  `op` is
     the reductions' operator (:data:`tuwviz.problems.OPS`; the circulant paper measures
-    ``bor`` on ``byte``).
+    ``bor`` on ``byte``).  `max_time` ends a measurement's repetitions after that many
+    seconds, keeping those done (ReproMPI's time limit; the row's ``reps`` says how many
+    ran), where `time_limit` makes exceeding it an error.
     """
     info = collective(collective_name)
     coll = info.name
@@ -179,6 +182,10 @@ def bench_cases(
     reps = check_int("reps", reps, lo=1)
     warmup = check_int("warmup", warmup, lo=0)
     time_limit = _time_limit(time_limit)
+    max_time = _time_limit(max_time)
+    if time_limit and max_time:
+        raise ValueError("give a time limit (an error when exceeded) or a maximum time "
+                         "(repetitions end), not both")
     if datatype not in DATATYPES:
         raise ValueError(f"unknown datatype {datatype!r}; valid datatypes: {', '.join(DATATYPES)}")
     if info.reduction:
@@ -206,6 +213,7 @@ def bench_cases(
                         cases.append({"mode": "measure", "problem": pr.to_dict(),
                                       "algorithm": alg, "reps": reps, "warmup": warmup,
                                       "time_limit": time_limit, "data_seed": seed,
+                                      **({"max_time": max_time} if max_time else {}),
                                       "params": check_params(coll, alg, prm, p),
                                       **({"samples": True} if samples else {})})
     return cases
@@ -226,7 +234,7 @@ def _time_limit(value) -> float:
 
 def _row(case: dict, result: dict, meta: dict, native_median: dict) -> dict:
     pr = case["problem"]
-    key = (pr["p"], pr["root"], pr["distribution"], pr["b"])
+    key = (pr["collective"], pr["p"], pr["root"], pr["distribution"], pr["b"])
     if case["algorithm"] == "native":
         native_median[key] = result["median_us"]
     base = native_median.get(key)
@@ -264,6 +272,7 @@ def bench(
     progress: bool = True,
     stall_limit: float | None = None,
     samples: bool = False,
+    max_time: float = 0.0,
 ):
     """Measure algorithms of one collective side by side; return a pandas DataFrame.
 
@@ -293,6 +302,10 @@ def bench(
     time_limit : float
         Seconds a measurement may take (0: no limit); exceeding it raises
         :class:`~tuwviz.errors.TimeLimitExceeded` after saving the rows measured so far.
+    max_time : float
+        Seconds after which a measurement's repetitions end, keeping those done (0: run
+        all `reps`); ReproMPI's limit, e.g. ``reps=5000, max_time=3`` as the circulant
+        paper.  Not together with `time_limit`.
     backend : callable, optional
         Where to run (default: fresh ranks under mpiexec, one run per p, so no idle
         ranks share the cores with a measurement).
@@ -319,10 +332,6 @@ def bench(
         without one, bad reps/warm-up/time limit, or an `out` that cannot be written
         (:class:`~tuwviz.errors.OutputPathError`).
     """
-    from tqdm.auto import tqdm
-
-    from .frames import FullFrame
-
     if backend is None:  # before building cases: range(1, 10**7) fails at once
         from .verify import RANKS_HINT
 
@@ -331,15 +340,27 @@ def bench(
         backend = mpiexec_backend(stall_limit)
         backend_name = backend_name or "mpiexec"
     cases = bench_cases(collective_name, algorithms, ps, dists, bs, root, seed, reps, warmup,
-                        time_limit, datatype, params, samples, op)
+                        time_limit, datatype, params, samples, op, max_time)
+    return run_cases(cases, out=out, backend=backend, backend_name=backend_name,
+                     progress=progress, samples=samples, desc=f"bench {collective_name}")
+
+
+def run_cases(cases: list[dict], *, out: str | os.PathLike | None = None,
+              backend: Backend | None = None, backend_name: str | None = None,
+              progress: bool = True, samples: bool = False, desc: str = "bench"):
+    """Measure `cases` (from :func:`bench_cases`, of one or more collectives), one run per
+    p, each row appended to `out` as it comes; return the rows as :func:`bench` does."""
+    from tqdm.auto import tqdm
+
+    from .frames import FullFrame
+
     if not cases:
         raise ValueError("empty selection: nothing to measure")
     if out is not None:
         check_output(out, fields=ROW_FIELDS)
     rows: list[dict] = []
     writer = ResultWriter(out) if out is not None else None
-    bar = tqdm(total=len(cases), desc=f"bench {collective_name}", disable=not progress,
-               unit="run", mininterval=0.5)
+    bar = tqdm(total=len(cases), desc=desc, disable=not progress, unit="run", mininterval=0.5)
     native_median: dict = {}
     meta: dict = {}
     name = backend_name or ("mpiexec" if backend is None else "custom")
@@ -353,8 +374,8 @@ def bench(
         rows.append(row)
         if writer:
             writer.write(row)
-        bar.set_postfix_str(f"p={row['p']} {row['distribution']} b={row['b']} {row['algorithm']} "
-                            f"{row['params']}".rstrip())
+        bar.set_postfix_str(f"p={row['p']} {row['collective']} {row['distribution']} "
+                            f"b={row['b']} {row['algorithm']} {row['params']}".rstrip())
         bar.update()
 
     try:

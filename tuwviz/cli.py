@@ -228,15 +228,21 @@ def _parser() -> argparse.ArgumentParser:
                     "in microseconds, the ratio to the library's collective ('native'), m and m', "
                     "and run metadata (MPI library, ranks, oversubscription, heavy-yield, commit).",
     )
-    sp.add_argument("collective", help="the collective, e.g. gatherv")
+    sp.add_argument("collective", nargs="?",
+                    help="the collective, e.g. gatherv (not with --study)")
+    sp.add_argument("--study", metavar="NAME",
+                    help="measure a whole study instead of one collective: 'circulant' is the "
+                         "circulant paper's consistency study (Guidelines (2)-(6), Figures 6-7): "
+                         "every operation, library and circulant, on a vector of p*b bytes "
+                         "(MPI_BYTE, MPI_BOR), one CSV for 'tuwviz guidelines'")
     sp.add_argument("--np", default="4", help="process counts, e.g. 4 or 2,4,8 (default 4)")
-    sp.add_argument("--algorithms", default="native", help="comma-separated algorithms (default native)")
+    sp.add_argument("--algorithms", help="comma-separated algorithms (default native)")
     sp.add_argument("--dist", help="comma-separated distributions (default: the first of the "
                                    f"collective's paper: same, or regular for allgather(v); {dists})")
     sp.add_argument("--b", default="1,100,10000",
                     help="block sizes b in elements: the gatherv paper's average b, the allgatherv "
                          "paper's base count c (default 1,100,10000)")
-    sp.add_argument("--datatype", default="int", help="element type: byte, int, double (default int)")
+    sp.add_argument("--datatype", help="element type: byte, int, double (default int)")
     sp.add_argument("--op", help="the reductions' operator: sum, max, min, bor, user_sum, "
                                  "user_first (default sum, bor for --datatype byte as the "
                                  "circulant paper measures)")
@@ -247,6 +253,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="untimed warm-up calls (default 10)")
     sp.add_argument("--time-limit", type=_cost, default=0.0,
                     help="seconds one measurement may take; exceeding it is an error (default: none)")
+    sp.add_argument("--max-time", type=_cost, default=0.0,
+                    help="seconds after which a measurement's repetitions end, keeping those "
+                         "done (ReproMPI's limit; the paper: --reps 5000 --max-time 3; "
+                         "default: none)")
     sp.add_argument("--seed", type=_int_type(0), default=0, help="seed for random sizes and data")
     stall_option(sp)
     sp.add_argument("--out", help="CSV file to append rows to (created with a header if new)")
@@ -479,6 +489,12 @@ def cmd_bench(args) -> int:
     from .problems import default_distributions, default_op
     from .report import text_table
 
+    if args.study is not None:
+        return _bench_study(args)
+    if args.collective is None:
+        raise ValueError("give a collective (e.g. 'tuwviz bench gatherv') or --study NAME")
+    args.algorithms = "native" if args.algorithms is None else args.algorithms
+    args.datatype = args.datatype or "int"
     # every argument is checked before anything is measured or written
     ps, bs = _np_list(args.np), _b_list(args.b)
     coll = collective(args.collective)
@@ -491,7 +507,7 @@ def cmd_bench(args) -> int:
     params = _param_grid(args)
     bench_cases(coll.name, algorithms, ps, dists, bs, args.root, args.seed, args.reps,
                 args.warmup, args.time_limit, args.datatype, params,
-                op=args.op or default_op(args.datatype))
+                op=args.op or default_op(args.datatype), max_time=args.max_time)
     if args.out:
         check_output(args.out, fields=ROW_FIELDS)
         print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
@@ -500,7 +516,7 @@ def cmd_bench(args) -> int:
         reps=args.reps, warmup=args.warmup, time_limit=args.time_limit, datatype=args.datatype,
         op=args.op or default_op(args.datatype), params=params,
         progress=not args.no_progress and not args.json,
-        stall_limit=args.stall_limit,
+        stall_limit=args.stall_limit, max_time=args.max_time,
     )
     if args.json:
         print(df.to_json(orient="records", indent=2))
@@ -512,10 +528,52 @@ def cmd_bench(args) -> int:
     if not coll.rooted:  # the CSV has root 0 in every row (one layout); here it means nothing
         cols.remove("root")
     print(text_table(df[cols].to_dict("records")))
+    _measured_line(df)
+    return 0
+
+
+def _measured_line(df) -> None:
     first = df.iloc[0]
     label = "oversubscribed" if first["oversubscribed"] else "not oversubscribed"
     print(f"measured: {first['mpi_library']}, {label}, heavy-yield={first['heavy_yield'] or 'unset'}, "
           f"host(s) {first['hosts']}, commit {first['git_commit']}")
+
+
+def _bench_study(args) -> int:
+    from .bench import ROW_FIELDS, check_output
+    from .report import text_table
+    from .study import run_study, study_cases
+
+    if args.collective is not None:
+        raise ValueError(f"--study {args.study}: the study chooses the collectives; leave out "
+                         f"{args.collective!r}")
+    fixed = {"--algorithms": args.algorithms is not None, "--dist": args.dist is not None,
+             "--root": args.root is not None, "--datatype": args.datatype is not None,
+             "--op": args.op is not None, **{f"--{k.replace('_', '-')}": True
+                                              for k in _param_grid(args)}}
+    given = [k for k, v in fixed.items() if v]
+    if given:
+        raise ValueError(f"--study {args.study} chooses {given[0]} itself (the paper's "
+                         f"settings); leave it out")
+    ps, bs = _np_list(args.np), _b_list(args.b)
+    study_cases(args.study, ps, bs, reps=args.reps, warmup=args.warmup,
+                time_limit=args.time_limit, max_time=args.max_time, seed=args.seed)
+    if args.out:
+        check_output(args.out, fields=ROW_FIELDS)
+        print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
+    df = run_study(args.study, ps, bs, out=args.out, reps=args.reps, warmup=args.warmup,
+                   time_limit=args.time_limit, max_time=args.max_time, seed=args.seed,
+                   progress=not args.no_progress and not args.json,
+                   stall_limit=args.stall_limit)
+    if args.json:
+        print(df.to_json(orient="records", indent=2))
+        return 0
+    cols = ["collective", "algorithm", "p", "distribution", "b", "m", "reps", "median_us",
+            "ratio_to_native"]
+    print(text_table(df[cols].to_dict("records")))
+    _measured_line(df)
+    if args.out:
+        print(f"next: tuwviz guidelines {args.out} --html study.html", file=sys.stderr)
     return 0
 
 
@@ -529,10 +587,16 @@ def cmd_guidelines(args) -> int:
         check_output(args.html, "--html")
     df = gl.load_results(args.csv)
     layouts = [k for k in gl.LAYOUTS if (df["collective"] == k).any()]
-    if not layouts:
+    consistency = any((df["collective"] == gl.GUIDELINES[k].subject.collective).any()
+                      for k in gl.CONSISTENCY_GUIDELINES)
+    if not layouts and not consistency:
         have = ", ".join(sorted(set(df["collective"])))
-        raise ValueError(f"{args.csv} has no rows of {', '.join(gl.LAYOUTS)} (it has {have}); "
-                         f"benchmark one first, e.g. 'tuwviz bench gatherv --out {args.csv}'")
+        raise ValueError(f"{args.csv} has no rows of {', '.join(gl.LAYOUTS)} or of the "
+                         f"reductions (it has {have}); benchmark first, e.g. 'tuwviz bench "
+                         f"gatherv --out {args.csv}' or 'tuwviz bench --study circulant --out "
+                         f"{args.csv}'")
+    if not layouts:
+        return _consistency(args, df)
     algorithms = _names(args.algorithms)
     if algorithms:
         have = set(df["algorithm"])
@@ -541,17 +605,7 @@ def cmd_guidelines(args) -> int:
             raise ValueError(f"--algorithms: {unknown[0]!r} has no rows in {args.csv}; it has: "
                              f"{', '.join(sorted(have))}")
     if args.measure:
-        missing = gl.missing_operations(df, algorithms=algorithms)
-        if missing:
-            check_output(args.csv, "the CSV")  # rows are appended to it
-            print(f"measuring {len(missing)} missing companion operation(s), appending to "
-                  f"{args.csv}:", file=sys.stderr)
-            for mo in missing:
-                print(f"  {mo.describe()}", file=sys.stderr)
-            gl.measure_missing(args.csv, algorithms=algorithms, reps=args.reps,
-                               warmup=args.warmup, seed=args.seed,
-                               progress=not args.no_progress and not args.json)
-            df = gl.load_results(args.csv)
+        df = _measure_companions(args, df, algorithms=algorithms)
     # one table per collective and p, as in the paper
     tables = [gl.guideline_table(df, k, algorithms=algorithms, mark=mark, p=p,
                                  noise=args.noise)
@@ -568,6 +622,54 @@ def cmd_guidelines(args) -> int:
         print(ev.to_json(orient="records", indent=2, force_ascii=False))
         return 0
     print("\n\n".join(t.to_text() for t in tables))
+    return 0
+
+
+def _measure_companions(args, df, guidelines=None, algorithms=None):
+    """Measure the companion operations the CSV lacks, append them; return all rows."""
+    from . import guidelines as gl
+    from .bench import check_output
+
+    missing = gl.missing_operations(df, guidelines, algorithms=algorithms)
+    if not missing:
+        return df
+    check_output(args.csv, "the CSV")  # rows are appended to it
+    print(f"measuring {len(missing)} missing companion operation(s), appending to "
+          f"{args.csv}:", file=sys.stderr)
+    for mo in missing:
+        print(f"  {mo.describe()}", file=sys.stderr)
+    gl.measure_missing(args.csv, guidelines=guidelines, algorithms=algorithms, reps=args.reps,
+                       warmup=args.warmup, seed=args.seed,
+                       progress=not args.no_progress and not args.json)
+    return gl.load_results(args.csv)
+
+
+def _consistency(args, df) -> int:
+    """The circulant paper's study: Guidelines (2)-(6) per family, Figures 6 and 7."""
+    from . import guidelines as gl
+
+    keys = [k for k in gl.CONSISTENCY_GUIDELINES
+            if (df["collective"] == gl.GUIDELINES[k].subject.collective).any()]
+    if args.measure:
+        df = _measure_companions(args, df, guidelines=keys)
+    table = gl.consistency_table(df, noise=args.noise)
+    if args.html:
+        from bokeh.layouts import column
+
+        parts = []
+        try:
+            parts.append(gl.figure7(df))
+        except ValueError as exc:  # no baseline rows: the tables still come
+            print(f"no Figure 7: {exc}", file=sys.stderr)
+        if (df["collective"] == "reduce_scatter_block").any():
+            parts.append(gl.figure6(df))
+        path = gl.save_page(args.html, [table], column(*parts) if parts else None,
+                            title=f"tuwviz guidelines: {Path(args.csv).name}")
+        print(f"wrote {path}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(table.rows, indent=2, ensure_ascii=False))
+        return 0
+    print(table.to_text())
     return 0
 
 

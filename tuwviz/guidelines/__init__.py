@@ -55,6 +55,9 @@ One module per concern, each importing only those above it in this list:
     :data:`LAYOUTS`, :func:`guideline_table`, :func:`gatherv_table`, text and HTML.
 :mod:`~tuwviz.guidelines.figures`
     :func:`guideline_figure` and :func:`save_page`.
+:mod:`~tuwviz.guidelines.consistency`
+    The circulant paper's Guidelines (2)-(6) per implementation family
+    (:func:`consistency_table`) and its Figures 6-7.
 
 Every public name is importable from :mod:`tuwviz.guidelines` itself.
 
@@ -80,6 +83,7 @@ from .data import (
     CONDITIONS,
     GUIDELINES,
     PAPERS,
+    SAME,
     SIZES,
     STATS,
     Condition,
@@ -88,6 +92,17 @@ from .data import (
     Size,
     algorithm_title,
     problem_title,
+)
+from .consistency import (
+    CONSISTENCY_GUIDELINES,
+    FAMILIES,
+    ConsistencyTable,
+    Family,
+    consistency_table,
+    figure6,
+    figure7,
+    figure7_data,
+    vector_length,
 )
 from .evaluate import EVALUATION_COLUMNS, evaluate
 from .figures import guideline_figure, save_page
@@ -107,7 +122,9 @@ from .tables import (
 __all__ = [
     "ALGORITHM_PREFIXES",
     "CONDITIONS",
+    "CONSISTENCY_GUIDELINES",
     "EVALUATION_COLUMNS",
+    "FAMILIES",
     "GUIDELINES",
     "LAYOUTS",
     "NEEDED_COLUMNS",
@@ -116,6 +133,8 @@ __all__ = [
     "STATS",
     "Column",
     "Condition",
+    "ConsistencyTable",
+    "Family",
     "Guideline",
     "GuidelineTable",
     "MissingMeasurements",
@@ -123,9 +142,14 @@ __all__ = [
     "Operation",
     "Size",
     "TableLayout",
+    "SAME",
     "algorithm_title",
     "check_stats",
+    "consistency_table",
     "evaluate",
+    "figure6",
+    "figure7",
+    "figure7_data",
     "gatherv_table",
     "guideline_figure",
     "guideline_table",
@@ -135,4 +159,5 @@ __all__ = [
     "problem_title",
     "save_page",
     "table_ps",
+    "vector_length",
 ]

@@ -19,6 +19,17 @@ Examples
 ("MPI_Gather(m')", 5)
 >>> CONDITIONS["regular"].test(4, 20, 20), CONDITIONS["regular"].test(4, 17, 20)
 (True, False)
+
+The circulant paper's guidelines compare implementations of one family: the operations
+other than the one under test are measured with the same algorithm name (:data:`SAME`),
+so the library's ``native`` Allreduce is held to the library's Reduce_scatter and
+Allgatherv, and the ``circulant`` one to the circulant ones:
+
+>>> g = GUIDELINES["circulant-4"]
+>>> print(g.statement)
+MPI_Allreduce(m) ≤ MPI_Reduce_scatter(m) + MPI_Allgatherv(m)
+>>> [op.algorithm for op in g.rhs], g.where
+(['=', '='], 'divisible')
 """
 from __future__ import annotations
 
@@ -30,6 +41,7 @@ from ..collectives import collective as collective_info
 __all__ = [
     "ALGORITHM_PREFIXES",
     "CONDITIONS",
+    "SAME",
     "GUIDELINES",
     "PAPERS",
     "SIZES",
@@ -60,12 +72,17 @@ class Size:
         ``block(p, max_block)``: the elements every process contributes, or ``None`` for
         the problem's own block sizes ``m_i`` (which a regular collective pads to
         ``max m_i``, :meth:`tuwviz.problems.Problem.block_counts`).
+    distribution : str or None
+        For an irregular operation: the named distribution (:data:`tuwviz.problems.
+        DISTRIBUTIONS`) with ``b = block(p, max_block)`` instead of equal blocks, e.g.
+        ``broadcast``: everything in process 0's block.
     """
 
     name: str
     symbol: str
     description: str
     block: Callable[[int, int], int] | None = None
+    distribution: str | None = None
 
 
 #: Problem-size mappings an :class:`Operation` can use.
@@ -76,23 +93,38 @@ SIZES: dict[str, Size] = {s.name: s for s in (
     Size("one", "1", "one element per process", lambda p, blk: 1),
     Size("total", "m'", "p max m_i elements on every process (a reduction of the whole vector)",
          lambda p, blk: p * blk),
+    # the circulant paper's guidelines: m is the length of the vector reduced
+    Size("vector", "m", "the vector of m = p max m_i elements (the whole vector of blocks "
+         "max m_i)", lambda p, blk: p * blk),
+    Size("share", "m", "the vector of m = max m_i elements cut into p blocks of m/p",
+         lambda p, blk: blk // p),
+    Size("root_block", "m, r", "all m = max m_i elements in the root's block, the others "
+         "empty (distribution 'broadcast': root 0)", lambda p, blk: blk, "broadcast"),
 )}
 
 
 @dataclass(frozen=True)
 class Condition:
-    """Where a guideline applies: a predicate on (p, m, m')."""
+    """Where a guideline applies: a predicate on (p, m, m', root)."""
 
     name: str
     description: str
-    test: Callable[[int, int, int], bool]
+    test: Callable[..., bool]
 
 
 #: Conditions a :class:`Guideline` can be restricted to.
 CONDITIONS: dict[str, Condition] = {c.name: c for c in (
-    Condition("all", "every problem", lambda p, m, m_prime: True),
-    Condition("regular", "all m_i equal (m = m')", lambda p, m, m_prime: m == m_prime),
+    Condition("all", "every problem", lambda p, m, m_prime, root=0: True),
+    Condition("regular", "all m_i equal (m = m')", lambda p, m, m_prime, root=0: m == m_prime),
+    Condition("divisible", "p divides the vector of max m_i elements",
+              lambda p, m, m_prime, root=0: (m_prime // p) % p == 0),
+    Condition("root0", "root 0", lambda p, m, m_prime, root=0: root == 0),
 )}
+
+#: An :class:`Operation`'s algorithm that is the one under test's: the guideline compares
+#: implementations of one family (the library's, or the circulant ones).  A guideline does
+#: not apply to an algorithm whose name the other collective does not have.
+SAME = "="
 
 #: Statistics a guideline is evaluated with, by name: the bench column each one reads.
 #: The gatherv paper reports average (no outlier removal) and minimum.
@@ -101,7 +133,7 @@ STATS: dict[str, str] = {"avg": "mean_us", "min": "min_us", "median": "median_us
 #: Papers guidelines come from (file in ``../shared/papers`` and a short citation).
 PAPERS: dict[str, str] = {
     "gatherv": "Träff 2017, irregular gather and scatter, Section 4 (000_924b1e2f94a4a598)",
-    "circulant": "Träff et al., uniform reduce-scatter, Section IV (002_63d1fd77b02ec559)",
+    "circulant": "Träff et al., uniform reduce-scatter, Section IV-C (002_63d1fd77b02ec559)",
 }
 
 
@@ -118,7 +150,7 @@ class Operation:
     algorithm : str or None
         Registered algorithm measured (default ``"native"``, the MPI library's collective);
         ``None`` marks the operation under test, which stands for every algorithm of its
-        collective present in the results.
+        collective present in the results; :data:`SAME` the algorithm of that name.
     label : str, optional
         How to write it (default ``MPI_Name(symbol)``, e.g. ``MPI_Gather(m')``).
     """
@@ -212,6 +244,46 @@ GUIDELINES: dict[str, Guideline] = {g.key: g for g in (
               lhs=(Operation("gatherv", "counts", None),),
               rhs=(Operation("allreduce", "one"), Operation("gather", "padded")),
               note="the padding guideline: agree on max m_i, then a regular gather"),
+    # the circulant paper, Section IV-C, Guidelines (2)-(6); m is the vector's length
+    Guideline("circulant-2", "(2)", PAPERS["circulant"],
+              lhs=(Operation("reduce_scatter_block", "counts", None),),
+              rhs=(Operation("allreduce", "vector", SAME),),
+              note="Reduce_scatter_block where p divides m; its blocks are m/p"),
+    Guideline("circulant-2v", "(2)", PAPERS["circulant"],
+              lhs=(Operation("reduce_scatter", "counts", None),),
+              rhs=(Operation("allreduce", "vector", SAME),),
+              where="regular"),
+    Guideline("circulant-3", "(3)", PAPERS["circulant"],
+              lhs=(Operation("reduce_scatter_block", "counts", None),),
+              rhs=(Operation("reduce", "vector", SAME),
+                   Operation("scatter", "counts", SAME)),
+              note="the regular form: MPI_Scatter for MPI_Scatterv"),
+    Guideline("circulant-3v", "(3)", PAPERS["circulant"],
+              lhs=(Operation("reduce_scatter", "counts", None),),
+              rhs=(Operation("reduce", "vector", SAME),
+                   Operation("scatterv", "counts", SAME)),
+              where="regular"),
+    Guideline("circulant-4", "(4)", PAPERS["circulant"],
+              lhs=(Operation("allreduce", "counts", None),),
+              rhs=(Operation("reduce_scatter", "share", SAME),
+                   Operation("allgatherv", "share", SAME)),
+              where="divisible",
+              note="Figure 7's baseline; p almost equal blocks (here p divides m)"),
+    Guideline("circulant-4b", "(4)", PAPERS["circulant"],
+              lhs=(Operation("allreduce", "counts", None),),
+              rhs=(Operation("reduce_scatter_block", "share", SAME),
+                   Operation("allgather", "share", SAME)),
+              where="divisible",
+              note="the regular form the text allows when p divides m"),
+    Guideline("circulant-5", "(5)", PAPERS["circulant"],
+              lhs=(Operation("reduce", "counts", None),),
+              rhs=(Operation("allreduce", "counts", SAME),)),
+    Guideline("circulant-6", "(6)", PAPERS["circulant"],
+              lhs=(Operation("reduce", "counts", None),),
+              rhs=(Operation("reduce_scatter", "root_block", SAME),),
+              where="root0",
+              note="≈ read as ≤: a Reduce no slower than a Reduce_scatter whose only "
+                   "non-empty block is the root's"),
 )}
 
 

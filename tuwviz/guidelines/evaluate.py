@@ -54,7 +54,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Iterable
 
-from .data import SIZES, STATS, Guideline, Operation, algorithm_title
+from .data import SAME, SIZES, STATS, Guideline, Operation, algorithm_title
 from .load import load_results
 from .measure import MissingMeasurements, missing_operations
 from .rows import _select, _walk
@@ -82,7 +82,7 @@ def _spread(rows: list["pd.Series"]) -> float:
 
 
 def _op_label(op: Operation, alg: str) -> str:
-    if op.algorithm is not None or op.label:
+    if (op.algorithm is not None and op.algorithm != SAME) or op.label:
         return op.describe()
     return f"{algorithm_title(op.collective, alg)}({SIZES[op.size].symbol})"
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..collectives import collective as collective_info
-from .data import CONDITIONS, GUIDELINES, SIZES, Guideline, Operation
+from .data import CONDITIONS, GUIDELINES, SAME, SIZES, Guideline, Operation
 from .load import _INT_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
@@ -80,9 +80,15 @@ class _Need:
 def _need(op: Operation, pr: _Problem, algorithm: str) -> _Need:
     info = collective_info(op.collective)
     size = SIZES[op.size]
-    base = dict(collective=info.name, algorithm=op.algorithm or algorithm, p=pr.p,
+    base = dict(collective=info.name, algorithm=_resolve(op, algorithm), p=pr.p,
                 root=pr.root if info.rooted else None, datatype=pr.datatype,
                 mpi_library=pr.mpi_library)
+    if size.distribution is not None:  # named counts, e.g. all in process 0's block
+        b = size.block(pr.p, pr.block)
+        from ..problems import make_problem
+        counts = make_problem(info.name, pr.p, size.distribution, b).counts
+        return _Need(**base, distribution=size.distribution, b=b, m=sum(counts),
+                     m_prime=pr.p * max(counts))
     if size.block is None:
         if info.irregular:
             return _Need(**base, distribution=pr.distribution, b=pr.b, m=pr.m, m_prime=pr.m_prime)
@@ -90,6 +96,18 @@ def _need(op: Operation, pr: _Problem, algorithm: str) -> _Need:
     else:
         block = size.block(pr.p, pr.block)
     return _Need(**base, block=block, distribution=pr.distribution, b=pr.b)
+
+
+def _resolve(op: Operation, algorithm: str) -> str:
+    """The algorithm `op` is measured with when `algorithm` is under test."""
+    return algorithm if op.algorithm is None or op.algorithm == SAME else op.algorithm
+
+
+def _applies(g: Guideline, algorithm: str, registered: Callable[[str], set]) -> bool:
+    """False if an operation of `g` would need an algorithm its collective does not have
+    (e.g. the circulant family has no Scatter): the guideline says nothing about it."""
+    return all(op.algorithm != SAME or algorithm in registered(op.collective)
+               for op in (*g.lhs, *g.rhs))
 
 
 class _Index:
@@ -161,14 +179,23 @@ def _subject_algorithms(df: "pd.DataFrame", coll: str, algorithms: Iterable[str]
 def _walk(df: "pd.DataFrame", guidelines: list[Guideline], algorithms: Iterable[str] | None,
           on_missing: Callable[[_Need, Guideline, "pd.Series"], None]) -> Iterator[tuple]:
     """Yield (guideline, problem, algorithm, lhs rows, rhs rows) with every row found."""
+    from ..table import load_table
+
     index = _Index(df)
+    table = load_table()
+
+    def registered(coll: str) -> set:
+        return {row.name for row in table.rows(coll)} | set(
+            df.loc[df["collective"] == coll, "algorithm"])
+
     for g in guidelines:
         subject = g.subject
         algs = _subject_algorithms(df, subject.collective, algorithms) \
             if subject.collective in set(df["collective"]) else []
+        algs = [a for a in algs if _applies(g, a, registered)]
         cond = CONDITIONS[g.where]
         for pr in _problems(df, subject.collective):
-            if not cond.test(pr.p, pr.m, pr.m_prime):
+            if not cond.test(pr.p, pr.m, pr.m_prime, pr.root):
                 continue
             for alg in algs:
                 subject_row = index.row(_need(subject, pr, alg))
