@@ -38,6 +38,16 @@ def pytest_configure(config):
         config.option.timeout = float(base) * TIMEOUT_SCALE
 
 
+def as_from_a_terminal() -> None:
+    """``preexec_fn`` for a process a test interrupts: SIGINT at its default, as a terminal
+    starts it.  A suite started in the background by a non-interactive shell (``cmd &``,
+    nohup, some CI runners) inherits SIGINT ignored, and a Python started so installs no
+    KeyboardInterrupt handler: Ctrl-C would then do nothing, by the shell's choice."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def hang_guard(seconds: float) -> float:
     """`seconds`, a generous limit that only a hang should reach, times the scale."""
     return seconds * TIMEOUT_SCALE

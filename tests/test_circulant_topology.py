@@ -118,6 +118,26 @@ def check_reduce_tree(p, root, trees):
     assert deepest == list(range(q)), (p, root)
 
 
+def test_subtrees_are_consecutive_virtual_ranks_for_every_p_up_to_300():
+    """Section III-F: the tree Gather and Scatter use.  Every subtree is virtual ranks
+    v .. v + size - 1 with the children's subtrees one after another in round order, so a
+    gather appends and a scatter cuts without reordering; sizes by depth-first count."""
+    for p in range(1, 301):
+        for root in sorted({0, 1 % p, p - 1}):
+            trees = reduce_trees(p, root)
+            size = {}
+            for v in range(p - 1, -1, -1):  # children have larger virtual ranks
+                r = (v + root) % p
+                size[r] = 1 + sum(size[e.rank] for e in trees[r].children)
+            for r, t in enumerate(trees):
+                at = (r - root) % p + 1
+                for e in t.children:
+                    assert (e.rank - root) % p == at, (p, root, r)
+                    at += size[e.rank]
+                assert at == (r - root) % p + size[r]
+                assert py.circ_subtree_size(p, r, root) == size[r], (p, root, r)
+
+
 def test_reduce_tree_is_a_tree_for_every_p_up_to_200_sampled_roots():
     for p in range(1, 201):
         for root in sorted({0, 1 % p, p // 2, p - 1}):
@@ -143,6 +163,8 @@ def test_circulant_c_equals_python(c):
             assert a == b, (p, k)
         for root in sorted({0, 1 % p, p // 2, p - 1}):
             reduce_trees(p, root, c)
+            assert [c.circ_subtree_size(p, r, root) for r in range(p)] == \
+                [py.circ_subtree_size(p, r, root) for r in range(p)], (p, root)
 
 
 @pytest.mark.full

@@ -12,7 +12,7 @@ import time
 import pandas as pd
 import pytest
 
-from conftest import hang_guard, REPO, mpi_processes
+from conftest import REPO, as_from_a_terminal, hang_guard, mpi_processes
 from tuwviz import model
 from tuwviz.cluster import LocalCluster
 from tuwviz.errors import RankFailure
@@ -172,7 +172,8 @@ def test_ctrl_c_leaves_no_engine_controller_or_mpiexec_behind(tmp_path):
     before = mpi_processes()
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+                            env={**os.environ, "PYTHONPATH": str(REPO)},
+                            preexec_fn=as_from_a_terminal)
     for line in proc.stdout:
         if "started" in line:
             break

@@ -23,7 +23,7 @@ import time
 import psutil
 import pytest
 
-from conftest import REPO, hang_guard
+from conftest import REPO, as_from_a_terminal, hang_guard
 
 SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM, "SIGKILL": signal.SIGKILL}
 #: The quick run: each driver once, each signal at least once.
@@ -77,7 +77,8 @@ class Driver:
             self.port = _free_port()
             argv = [*cli, "lab", "--no-browser", "--port", str(self.port)]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, env=env, cwd=tmp_path, start_new_session=True)
+                                     text=True, env=env, cwd=tmp_path, start_new_session=True,
+                                     preexec_fn=as_from_a_terminal)
         self.seen: dict[int, float] = {}
 
     def snapshot(self) -> list[psutil.Process]:

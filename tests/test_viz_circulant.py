@@ -135,3 +135,25 @@ def test_the_explorer_animates_reductions_with_their_partial_sums():
     figures = ex.update()
     assert ex.error is None and figures["animation"].name == "circulant_animation"
     assert viz.sources(figures["animation"])["frames"].data["held"][-1] == ["0-5"] * 6
+
+
+def test_allgather_buffers_copy_what_the_model_copies_for_p_up_to_40():
+    """Listing 7's buffer trick drawn from the same rule the kernel and model follow: the
+    blocks a rank copies after the rounds equal the model's last copy (at most ceil(p/2),
+    none at rank 0), and every round fills exactly the positions Proposition 3 says."""
+    from tuwviz.model import Compute
+    from tuwviz.viz.circulant import allgather_buffer_figure, allgather_buffers
+
+    for p in range(1, 41):
+        s = schedule("allgather", "circulant", make_problem("allgather", p, "same", 1))
+        q, skips = circ_skips(p)
+        for r in range(p):
+            b = allgather_buffers(p, r)
+            copies = [op.units for op in s.programs[r] if isinstance(op, Compute)]
+            assert b["copied"] == (copies[1] if len(copies) > 1 else 0), (p, r)
+            assert b["copied"] <= -(-p // 2) and (r > 0 or b["copied"] == 0)
+            for k, row in b["rounds"].items():
+                n = 1 if k < 0 else skips[k + 1]
+                assert row == [(r + j) % p if j < n else None for j in range(p)]
+    cells = viz.sources(allgather_buffer_figure(9, 6))["cells"].data
+    assert set(cells["buffer"]) == {"lowrbuf", "upprbuf"}

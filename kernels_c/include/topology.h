@@ -165,6 +165,10 @@ typedef struct {
 
 /* The tree as `rank` sees it.  Needs 1 <= p and 0 <= rank, root < p. */
 void tuw_circ_tree_create(int p, int rank, int root, tuw_circ_tree *t);
+/* Processes in the subtree of `rank`: virtual ranks v .. v + size - 1, consecutive, its
+ * children's subtrees one after another in round order (Gather and Scatter, Section III-F).
+ * p = 9, root 0: sizes 9 1 2 1 5 1 3 2 1.  O(log^2 p). */
+int tuw_circ_subtree_size(int p, int rank, int root);
 /* Write the offsets of the sets B^i, i = k .. q-1, relative to `off` into block[b ...]
  * (Reduce_scatter, Listing 5; offset x names the block of rank r - x); returns the index
  * after the last written: from (0, 0) it writes 2^q - 1 offsets, 2^(q-1-i) of round i. */

@@ -200,6 +200,48 @@ int tuw_allgatherv_begin(MPI_Comm comm, const void *sendbuf, int sendcount,
                          const int rdispls[], MPI_Datatype recvtype, int *rank, int *p,
                          MPI_Aint *extent);
 
+/* ---- tree engines (kernels_c/common/tree.c) -------------------------------------------- */
+/* The most children a tree of topology.h gives one process (binomial 32, circulant 33). */
+#define TUW_TREE_MAX_CHILDREN 33
+
+/* An ordered tree as one process sees it: every subtree is `size` consecutive virtual ranks
+ * (rank - root mod p) from its own, its children's subtrees one after another from block
+ * first[k] of it, in the order k = 0, 1, ... (increasing round).  Gather appends, scatter
+ * cuts, nobody reorders.  Filled from topology.h's binomial or circulant builder. */
+typedef struct {
+    int parent, round; /* -1 at the root; round = tag of my edge                          */
+    int size;          /* processes in my subtree                                          */
+    int n;             /* children                                                         */
+    int child[TUW_TREE_MAX_CHILDREN], tag[TUW_TREE_MAX_CHILDREN];
+    int first[TUW_TREE_MAX_CHILDREN], csize[TUW_TREE_MAX_CHILDREN];
+} tuw_tree_view;
+
+typedef void (*tuw_tree_view_fn)(int p, int rank, int root, tuw_tree_view *t);
+void tuw_tree_view_binomial(int p, int rank, int root, tuw_tree_view *t);
+void tuw_tree_view_circulant(int p, int rank, int root, tuw_tree_view *t);
+
+/* Gatherv along the tree `view` builds: tuw_rooted_begin and the count checks, then the
+ * root receives each child's subtree straight into recvbuf at displs; an inner process
+ * probes each child's message, appends it behind its own block and sends the whole to its
+ * parent. */
+int tuw_tree_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, tuw_tree_view_fn view);
+/* Scatterv along the tree `view` builds, children served last first (largest subtree
+ * first): tuw_rooted_begin and the count checks, then the root sends each child its
+ * subtree straight from sendbuf at displs; an inner process receives its subtree and cuts
+ * it.  Without `regular` a child with a subtree of more than one process first gets the
+ * byte sizes of the rest of it (one MPI_INT64_T message, same tag); with `regular`
+ * (Scatter: every block recvcount elements) no sizes are sent. */
+int tuw_tree_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, tuw_tree_view_fn view,
+                      int regular);
+/* Counts and displacements of p blocks of `count` elements, for a regular collective run
+ * by a v-engine: *blocks = malloc'ed counts[p] then displs[p] (free it).  MPI_ERR_COUNT if
+ * a displacement would not fit an int, MPI_ERR_NO_MEM. */
+int tuw_regular_blocks(int p, int count, int **blocks);
+
 /* ---- reductions (kernels_c/common/reduction.c) ---------------------------------------- */
 /* The start of every reduction kernel: tuw_require_intracomm, then *rank and *p; if
  * needs_commutative, an error code of class MPI_ERR_OP (MPI_Error_string says why) for an

@@ -109,3 +109,19 @@ void tuw_circ_tree_create(int p, int rank, int root, tuw_circ_tree *t)
     t->parent = v ? tuw_circ_to(p, rank, skips, head) : -1;
     t->round = v ? head : -1;
 }
+
+int tuw_circ_subtree_size(int p, int rank, int root)
+{
+    /* v's subtree ends where its next sibling's begins (children come in increasing round
+     * and virtual rank); the last child's ends where its parent's does; the root's at p */
+    long long v = ((long long)rank - root + p) % p;
+    tuw_circ_tree t, u;
+    for (int x = rank; x != root; x = t.parent) {
+        tuw_circ_tree_create(p, x, root, &t);
+        tuw_circ_tree_create(p, t.parent, root, &u);
+        for (int k = 0; k < u.nchildren; k++)
+            if (u.child[k].round > t.round)
+                return (int)((((long long)u.child[k].rank - root + p) % p) - v);
+    }
+    return (int)(p - v);
+}

@@ -1,4 +1,5 @@
-"""Model schedules for MPI_Gatherv: linear, binomial and Träff's ordered-hypercube tree.
+"""Model schedules for MPI_Gatherv: linear, binomial, Träff's ordered-hypercube tree, and the
+circulant tree of the uniform reduce-scatter paper (Section III-F).
 
 Each builder mirrors its C kernel message for message (``kernels_c/gatherv/``): the same
 peers, sizes, per-rank order and tags.  Data messages carry ``blocks`` (the ranks whose
@@ -90,9 +91,10 @@ from . import ordered_hypercube as oh
 from .meta import StarMeta, TreeMeta
 from .program import Op, Recv, Schedule, Send
 from .topology.binomial import BinomialTree, binomial_tree_create, virtual_blocks
+from .topology.circulant import circ_subtree_size, circ_tree_create
 from .topology.divide_conquer import DcTree, dc_tree_create
 
-__all__ = ["binomial", "divide_conquer", "linear", "tuw", "tuw_meta"]
+__all__ = ["binomial", "circulant", "divide_conquer", "linear", "tuw", "tuw_meta"]
 
 # Collectives whose data flow is "every block to the root"; gather is gatherv with
 # padded (equal) blocks, see Problem.block_counts.
@@ -155,10 +157,17 @@ def _binomial_trees(p: int, root: int) -> list[BinomialTree]:
 def _binomial_meta(p: int, root: int, tree: list[BinomialTree],
                    nbytes: list[int]) -> tuple[TreeMeta, list[int]]:
     """``meta`` of the binomial tree and the bytes of every rank's subtree."""
+    return _ordered_meta(p, root, tree, [t.size for t in tree], nbytes)
+
+
+def _ordered_meta(p: int, root: int, tree: list, sizes: list[int],
+                  nbytes: list[int]) -> tuple[TreeMeta, list[int]]:
+    """``meta`` of an ordered tree (every subtree ``sizes[i]`` consecutive virtual ranks
+    from its own: binomial, circulant) and the bytes of every rank's subtree."""
     sub_bytes = []
     ranges = []
     for i, t in enumerate(tree):
-        rr = virtual_blocks(p, root, (i - root) % p, t.size)
+        rr = virtual_blocks(p, root, (i - root) % p, sizes[i])
         ranges.append(rr)
         sub_bytes.append(sum(sum(nbytes[lo:hi]) for lo, hi in rr))
     meta = TreeMeta(root=root, parent=[t.parent for t in tree],
@@ -205,9 +214,38 @@ def binomial(problem: Problem) -> Schedule:
     ([('recv', 5, 4), ('send', 2, 8)], [2, 0, -1, 2, 2, 4])
     """
     nbytes = _check(problem, "binomial")
+    tree = _binomial_trees(problem.p, problem.root)
+    return _ordered_gather(problem, "binomial", tree, [t.size for t in tree], nbytes)
+
+
+def circulant(problem: Problem) -> Schedule:
+    """Circulant-tree gather schedule (the uniform reduce-scatter paper, Section III-F):
+    the tree of :func:`~tuwviz.model.topology.circ_tree_create` with subtrees of
+    :func:`~tuwviz.model.topology.circ_subtree_size`, run as :func:`binomial` runs its tree
+    (``kernels_c/common/tree_gather.c``).
+
+    Examples
+    --------
+    >>> from tuwviz.problems import make_problem
+    >>> s = circulant(make_problem("gatherv", p=9, distribution="same", b=1, root=0))
+    >>> s.messages(0)
+    [('recv', 1, 4), ('recv', 2, 8), ('recv', 4, 20)]
+    >>> s.messages(7)
+    [('recv', 8, 4), ('send', 6, 8)]
+    """
+    nbytes = _check(problem, "circulant")
     p, root = problem.p, problem.root
-    tree = _binomial_trees(p, root)
-    meta, sub_bytes = _binomial_meta(p, root, tree, nbytes)
+    tree = [circ_tree_create(p, i, root) for i in range(p)]
+    sizes = [circ_subtree_size(p, i, root) for i in range(p)]
+    return _ordered_gather(problem, "circulant", tree, sizes, nbytes)
+
+
+def _ordered_gather(problem: Problem, name: str, tree: list, sizes: list[int],
+                    nbytes: list[int]) -> Schedule:
+    """Each rank receives its children's subtrees (in the order given, tag = round), then
+    sends its own subtree to its parent; every edge carries a message, even of 0 bytes."""
+    p, root = problem.p, problem.root
+    meta, sub_bytes = _ordered_meta(p, root, tree, sizes, nbytes)
     ranges = meta.subtree_ranges
     programs: list[list[Op]] = [[] for _ in range(p)]
     for i, t in enumerate(tree):
@@ -217,7 +255,7 @@ def binomial(problem: Problem) -> Schedule:
             prog.append(Recv(c, sub_bytes[c], e.round, blocks=_blocks(ranges[c])))
         if t.parent >= 0:
             prog.append(Send(t.parent, sub_bytes[i], t.round, blocks=_blocks(ranges[i])))
-    return Schedule(problem.collective, "binomial", p, programs, problem, meta)
+    return Schedule(problem.collective, name, p, programs, problem, meta)
 
 
 def _dc_trees(p: int, root: int) -> list[DcTree]:

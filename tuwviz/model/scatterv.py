@@ -1,4 +1,5 @@
-"""Model schedules for MPI_Scatterv: linear, binomial and Träff's ordered-hypercube tree.
+"""Model schedules for MPI_Scatterv: linear, binomial, Träff's ordered-hypercube tree, and
+the circulant tree of the uniform reduce-scatter paper (Section III-F).
 
 Each builder mirrors its C kernel in ``kernels_c/scatterv/`` message for message, and uses
 the same ``blocks``/``kind`` fields and ``meta`` keys as :mod:`tuwviz.model.gatherv` (the
@@ -50,11 +51,13 @@ from __future__ import annotations
 
 from ..problems import Problem
 from . import ordered_hypercube as oh
-from .gatherv import _binomial_meta, _binomial_trees, _blocks, _dc_meta, _dc_trees, tuw_meta
+from .gatherv import _binomial_trees, _blocks, _dc_meta, _dc_trees, _ordered_meta, tuw_meta
+from .topology.circulant import circ_subtree_size, circ_tree_create
 from .meta import StarMeta
 from .program import Op, Recv, Schedule, Send
 
-__all__ = ["COUNT_BYTES", "binomial", "binomial_regular", "divide_conquer", "linear", "tuw"]
+__all__ = ["COUNT_BYTES", "binomial", "binomial_regular", "circulant", "circulant_regular",
+           "divide_conquer", "linear", "tuw"]
 
 #: Bytes per entry of the binomial scatter's sizes messages (C ``int64_t``, ``MPI_INT64_T``:
 #: sizes in bytes, which may exceed an ``int`` where counts do not).
@@ -144,21 +147,63 @@ def binomial_regular(problem: Problem) -> Schedule:
 
 def _binomial(problem: Problem, name: str, counts_ahead: bool) -> Schedule:
     nbytes = _check(problem, name)
+    tree = _binomial_trees(problem.p, problem.root)
+    return _ordered_scatter(problem, name, tree, [t.size for t in tree], nbytes, counts_ahead)
+
+
+def circulant(problem: Problem) -> Schedule:
+    """Circulant-tree scatter schedule (the uniform reduce-scatter paper, Section III-F):
+    :func:`tuwviz.model.gatherv.circulant` backwards, counts sent ahead as in
+    :func:`binomial` (``kernels_c/scatterv/scatterv_circulant.c``).
+
+    Examples
+    --------
+    >>> from tuwviz.problems import make_problem
+    >>> circulant(make_problem("scatterv", p=9, distribution="same", b=1, root=0)).messages(0)
+    [('send', 4, 32), ('send', 4, 20), ('send', 2, 8), ('send', 2, 8), ('send', 1, 4)]
+    """
+    nbytes = _check(problem, "circulant")
+    return _circulant(problem, nbytes, counts_ahead=True)
+
+
+def circulant_regular(problem: Problem) -> Schedule:
+    """The circulant-tree Scatter: :func:`circulant` without the counts messages, as every
+    block is as large as the receiver's own (``kernels_c/scatter/scatter_circulant.c``).
+
+    >>> from tuwviz.problems import make_problem
+    >>> circulant_regular(make_problem("scatter", p=9, distribution="same", b=1, root=0)).messages(4)
+    [('recv', 0, 20), ('send', 6, 12), ('send', 5, 4)]
+    """
+    nbytes = _check(problem, "circulant")
+    return _circulant(problem, nbytes, counts_ahead=False)
+
+
+def _circulant(problem: Problem, nbytes: list[int], counts_ahead: bool) -> Schedule:
     p, root = problem.p, problem.root
-    tree = _binomial_trees(p, root)
-    meta, sub_bytes = _binomial_meta(p, root, tree, nbytes)
+    tree = [circ_tree_create(p, i, root) for i in range(p)]
+    sizes = [circ_subtree_size(p, i, root) for i in range(p)]
+    return _ordered_scatter(problem, "circulant", tree, sizes, nbytes, counts_ahead)
+
+
+def _ordered_scatter(problem: Problem, name: str, tree: list, sizes: list[int],
+                     nbytes: list[int], counts_ahead: bool) -> Schedule:
+    """Each non-root rank receives (counts, if its subtree has more than one rank and
+    `counts_ahead`, then) its subtree's data, then serves its children, last first
+    (``kernels_c/common/tree.c:tuw_tree_scatterv``)."""
+    p, root = problem.p, problem.root
+    meta, sub_bytes = _ordered_meta(p, root, tree, sizes, nbytes)
     ranges = meta.subtree_ranges
     programs: list[list[Op]] = [[] for _ in range(p)]
     for i, t in enumerate(tree):
         prog = programs[i]
         if t.parent >= 0:
-            if counts_ahead and t.size > 1:
-                prog.append(Recv(t.parent, COUNT_BYTES * (t.size - 1), t.round, kind="counts"))
+            if counts_ahead and sizes[i] > 1:
+                prog.append(Recv(t.parent, COUNT_BYTES * (sizes[i] - 1), t.round, kind="counts"))
             prog.append(Recv(t.parent, sub_bytes[i], t.round, blocks=_blocks(ranges[i])))
         for e in reversed(t.children):
             c = e.rank
-            if counts_ahead and e.size > 1:
-                prog.append(Send(c, COUNT_BYTES * (e.size - 1), e.round, kind="counts"))
+            if counts_ahead and sizes[c] > 1:
+                prog.append(Send(c, COUNT_BYTES * (sizes[c] - 1), e.round, kind="counts"))
             prog.append(Send(c, sub_bytes[c], e.round, blocks=_blocks(ranges[c])))
     return Schedule(problem.collective, name, p, programs, problem, meta)
 

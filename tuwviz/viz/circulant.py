@@ -70,8 +70,8 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only
 
     from ..model.program import Schedule
 
-__all__ = ["CIRCULANT_ALGORITHMS", "animate_circulant", "circulant_figure", "circulant_frames",
-           "rank_ranges"]
+__all__ = ["CIRCULANT_ALGORITHMS", "allgather_buffer_figure", "allgather_buffers",
+           "animate_circulant", "circulant_figure", "circulant_frames", "rank_ranges"]
 
 #: (collective, algorithm) pairs :func:`circulant_frames` replays.
 CIRCULANT_ALGORITHMS = (("allreduce", "circulant"), ("allreduce", "butterfly"),
@@ -547,3 +547,117 @@ def animate_circulant(schedule: "Schedule", trace: Sequence[dict] | None = None,
     button.js_on_event("button_click", CustomJS(
         args=dict(button=button, slider=slider, interval=int(interval_ms)), code=_PLAY_JS))
     return column(row(button, slider, label), fig, name="circulant_animation")
+
+
+def allgather_buffers(p: int, rank: int) -> dict:
+    """Listing 7's two buffers at `rank`, round by round (Section III-E).
+
+    Position ``j`` holds the block of rank ``rank + j mod p``; positions ``0 .. last - 1``
+    (``last = skips[q-1]``) live in ``lowrbuf``, ``last .. p - 1`` in ``upprbuf``, filled
+    by the last round alone.  Of the two ranges of ranks at most one wraps past ``p - 1``:
+    that buffer is scratch space and is copied into recvbuf after the rounds; the other is
+    recvbuf itself (``kernels_c/allgather/allgather_circulant.c``).
+
+    Returns
+    -------
+    dict
+        ``last``; ``scratch``: ``"lowrbuf"``, ``"upprbuf"`` or ``None`` (rank 0: nothing
+        wraps); ``copied``: blocks copied after the rounds (at most ``ceil(p/2)``);
+        ``rounds``: per round ``k`` (``-1``: the start, the own block) the list of the
+        blocks (ranks) at positions ``0 .. p - 1``, ``None`` where nothing is yet.
+
+    Examples
+    --------
+    >>> b = allgather_buffers(5, 3)
+    >>> b["last"], b["scratch"], b["copied"]
+    (3, 'lowrbuf', 3)
+    >>> b["rounds"][-1], b["rounds"][0]
+    ([3, None, None, None, None], [3, 4, None, None, None])
+    >>> allgather_buffers(5, 0)["scratch"], allgather_buffers(5, 1)["copied"]
+    (None, 2)
+    """
+    if p < 1 or not 0 <= rank < p:
+        raise ValueError(f"need p >= 1 and 0 <= rank < p, got p={p}, rank={rank}")
+    q, skips = circ_skips(p)
+    last = skips[q - 1] if q else p
+    filled = [1] + [skips[k + 1] for k in range(q)]
+    rounds = {k - 1: [(rank + j) % p if j < n else None for j in range(p)]
+              for k, n in enumerate(filled)}
+    if q == 0 or rank == 0 and rank + last <= p:
+        scratch, copied = None, 0
+    elif rank + last > p:
+        scratch, copied = "lowrbuf", last
+    else:
+        scratch, copied = "upprbuf", p - last
+    return {"last": last, "scratch": scratch, "copied": copied, "rounds": rounds}
+
+
+def allgather_buffer_figure(p: int, rank: int, *, width: int = 640) -> "Model":
+    """The buffer trick of Listing 7 drawn for one rank: one row per round, one cell per
+    position (the block of rank ``rank + j``), ``lowrbuf`` blue and ``upprbuf`` orange,
+    hatched where the buffer is scratch space copied afterwards; below, the blocks every
+    rank copies after the rounds, against Bruck's ``p`` (Table I: ``gamma m/2`` vs
+    ``gamma m``).
+
+    Returns
+    -------
+    bokeh.layouts.column
+        Named sources ``"cells"`` (``round``, ``position``, ``block``, ``buffer``) and
+        ``"copies"`` (``rank``, ``circulant``, ``bruck``).
+
+    Examples
+    --------
+    >>> from tuwviz.viz import sources
+    >>> src = sources(allgather_buffer_figure(5, 3))
+    >>> src["copies"].data["circulant"]
+    [0, 2, 2, 3, 3]
+    """
+    from bokeh.layouts import column
+    from bokeh.models import ColumnDataSource, LabelSet
+    from bokeh.plotting import figure
+
+    _check_p(p, "allgather_buffer_figure")
+    b = allgather_buffers(p, rank)
+    cells = {"round": [], "position": [], "block": [], "buffer": [], "color": [],
+             "alpha": [], "hatch": [], "label": [], "y": []}
+    for k, row in b["rounds"].items():
+        for j, blk in enumerate(row):
+            buf = "lowrbuf" if j < b["last"] else "upprbuf"
+            for key, v in zip(cells, (k, j, -1 if blk is None else blk, buf,
+                                      "#1f77b4" if buf == "lowrbuf" else "#ff7f0e",
+                                      0.15 if blk is None else 0.75,
+                                      "/" if buf == b["scratch"] else " ",
+                                      "" if blk is None else str(blk), -k)):
+                cells[key].append(v)
+    src = ColumnDataSource(cells, name="cells")
+    where = {None: "nothing wraps: both buffers are recvbuf itself, no copy",
+             "lowrbuf": f"lowrbuf wraps past rank {p - 1}: scratch, {b['copied']} blocks "
+                        f"copied after the rounds",
+             "upprbuf": f"upprbuf wraps past rank {p - 1}: scratch, {b['copied']} blocks "
+                        f"copied after the rounds"}[b["scratch"]]
+    fig = figure(width=width, height=60 + 40 * (len(b["rounds"])), x_range=(-0.5, p - 0.5),
+                 y_range=(-len(b["rounds"]) + 1.5, 1.5), tools="save",
+                 title=f"rank {rank} of {p}: position j = block of rank {rank} + j; {where}",
+                 x_axis_label="position (blue: lowrbuf, orange: upprbuf)",
+                 y_axis_label="after round")
+    fig.rect("position", "y", 0.92, 0.8, source=src, fill_color="color", fill_alpha="alpha",
+             line_color="#555555", hatch_pattern="hatch", hatch_color="#333333",
+             hatch_alpha=0.5)
+    fig.add_layout(LabelSet(x="position", y="y", text="label", source=src,
+                            text_align="center", text_baseline="middle"))
+    fig.yaxis.ticker = [-k for k in b["rounds"]]
+    fig.yaxis.major_label_overrides = {-k: ("start" if k < 0 else str(k)) for k in b["rounds"]}
+    fig.grid.visible = False
+    copies = {"rank": list(range(p)),
+              "circulant": [allgather_buffers(p, r)["copied"] for r in range(p)],
+              "bruck": [p if p > 1 else 0] * p}
+    csrc = ColumnDataSource(copies, name="copies")
+    bar = figure(width=width, height=220, title=f"blocks copied after the rounds: circulant "
+                 f"(at most ceil(p/2) = {-(-p // 2)}) vs Bruck ({p})",
+                 x_axis_label="rank", y_axis_label="blocks", tools="save")
+    bar.vbar(x="rank", top="bruck", width=0.8, source=csrc, fill_color="#cccccc",
+             legend_label="Bruck")
+    bar.vbar(x="rank", top="circulant", width=0.5, source=csrc, fill_color="#2ca02c",
+             legend_label="circulant")
+    bar.legend.location = "top_left"
+    return column(fig, bar)

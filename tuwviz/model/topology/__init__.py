@@ -14,7 +14,8 @@ Builders, C file (``kernels_c/topology/``) -> Python module (this package):
   ``oh_right_wins``;
 * ``ring.c`` -> :mod:`.ring`: ``ring_order``, ``ring_slot``, ``allgatherv_block_elems``;
 * ``circulant.c`` -> :mod:`.circulant`: ``circ_skips``, ``circ_epsilon``, ``circ_to``,
-  ``circ_from``, ``circ_pathhead``, ``circ_tree_create``, ``circ_relative_blocks`` (and,
+  ``circ_from``, ``circ_pathhead``, ``circ_tree_create``, ``circ_subtree_size``,
+  ``circ_relative_blocks`` (and,
   Python only, ``circ_jump`` and ``circ_blocks`` built on them).
 
 The mapping rule, C to Python:
@@ -59,6 +60,7 @@ from .circulant import (
     circ_pathhead,
     circ_relative_blocks,
     circ_skips,
+    circ_subtree_size,
     circ_to,
     circ_tree_create,
 )
@@ -102,6 +104,7 @@ __all__ = [
     "circ_pathhead",
     "circ_relative_blocks",
     "circ_skips",
+    "circ_subtree_size",
     "circ_to",
     "circ_tree_create",
     "dc_tree_create",

@@ -44,6 +44,7 @@ __all__ = [
     "circ_pathhead",
     "circ_relative_blocks",
     "circ_skips",
+    "circ_subtree_size",
     "circ_to",
     "circ_tree_create",
 ]
@@ -233,3 +234,26 @@ def circ_tree_create(p: int, rank: int, root: int) -> CircTree:
     if v == 0:
         return CircTree(-1, -1, tuple(children))
     return CircTree((rank - circ_jump(skips, head)) % p, head, tuple(children))
+
+
+def circ_subtree_size(p: int, rank: int, root: int) -> int:
+    """Processes in the subtree of `rank` in the tree of :func:`circ_tree_create`
+    (``tuw_circ_subtree_size``): virtual ranks ``v .. v + size - 1``, consecutive, the
+    children's subtrees one after another in round order, which is what lets Gather and
+    Scatter use the tree (Section III-F).  ``v``'s subtree ends where its next sibling's
+    begins; the last child's where its parent's does; the root's at ``p``.
+
+    Examples
+    --------
+    >>> [circ_subtree_size(9, r, 0) for r in range(9)]
+    [9, 1, 2, 1, 5, 1, 3, 2, 1]
+    """
+    v = (rank - root) % p
+    x = rank
+    while x != root:
+        t = circ_tree_create(p, x, root)
+        for e in circ_tree_create(p, t.parent, root).children:
+            if e.round > t.round:
+                return (e.rank - root) % p - v
+        x = t.parent
+    return p - v

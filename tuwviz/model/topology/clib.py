@@ -112,6 +112,7 @@ class CTopology:
             ("tuw_circ_from", _int, [_int, _int, _int_p, _int]),
             ("tuw_circ_pathhead", _int, [_int, _int, _int_p]),
             ("tuw_circ_tree_create", None, [_int, _int, _int, ctypes.POINTER(_CircTree)]),
+            ("tuw_circ_subtree_size", _int, [_int, _int, _int]),
             ("tuw_circ_relative_blocks", _int, [_int, _int, _int, _int_p, _int, _int_p]),
         ]:
             fn = getattr(lib, name)
@@ -200,6 +201,9 @@ class CTopology:
         self.lib.tuw_circ_tree_create(p, rank, root, ctypes.byref(t))
         return CircTree(t.parent, t.round,
                         tuple(CircEdge(e.rank, e.round) for e in t.child[:t.nchildren]))
+
+    def circ_subtree_size(self, p: int, rank: int, root: int) -> int:
+        return self.lib.tuw_circ_subtree_size(p, rank, root)
 
     def circ_relative_blocks(self, off: int, k: int, q: int, skips: Sequence[int], b: int,
                              block: list[int]) -> int:
