@@ -52,7 +52,8 @@ def _row(coll, alg, p, b, m, median, root=0, dist="same"):
 
 def test_companions_are_the_same_family_and_missing_families_are_skipped():
     """The circulant Allreduce is held to the circulant Reduce_scatter + Allgatherv, the
-    library's to the library's; a family without a Scatter has no Guideline (3)."""
+    library's to the library's; a family whose companion does not exist (a butterfly
+    Reduce_scatter) is not held to the guideline, and missing rows are skipped."""
     p, c = 4, 2
     rows = pd.DataFrame([
         _row("allreduce", "native", p, p * c, p * p * c, 10.0),
@@ -64,7 +65,11 @@ def test_companions_are_the_same_family_and_missing_families_are_skipped():
         _row("reduce_scatter_block", "circulant", p, c, p * c, 1.0),
         _row("reduce", "circulant", p, p * c, p * p * c, 2.0),
         _row("scatter", "native", p, c, p * c, 1.0),
+        _row("allreduce", "butterfly", p, p * c, p * p * c, 20.0),
     ])
+    # no reduce_scatter/butterfly exists: Guideline (4) does not apply to the butterfly, and
+    # nothing is missing for it
+    assert not [m for m in gl.missing_operations(rows, ["circulant-4"]) if m.algorithm == "butterfly"]
     ev = gl.evaluate(rows, ["circulant-4", "circulant-3"], stats=["median"], missing="skip")
     got = {(r.guideline, r.algorithm): (r.lhs, r.rhs, r.violated) for r in ev.itertuples()}
     assert got == {("circulant-4", "native"): (10.0, 9.0, True),
@@ -153,11 +158,10 @@ def test_guideline_sides_are_the_measured_medians(study):
         assert v["verdict"] == ("violated" if bad else
                                 "within noise" if v["lhs"] > v["rhs"] else "holds"), v
         checked.add((v["guideline"], v["family"], m))
-    # library: all 8 guidelines; circulant: no Scatter(v) of its own, so 6; both sizes
+    # both families: all 8 guidelines (the circulant Scatter(v) of Section III-F too), both sizes
     lib = {k for k, f, _ in checked if f == "library"}
     circ = {k for k, f, _ in checked if f == "circulant"}
-    assert lib == set(gl.CONSISTENCY_GUIDELINES)
-    assert circ == lib - {"circulant-3", "circulant-3v"}
+    assert lib == circ == set(gl.CONSISTENCY_GUIDELINES)
     assert {m for _, _, m in checked} == {P * b for b in BS}
 
 

@@ -20,7 +20,7 @@ Examples
 ...  for c in study_cases("circulant", [4], [2])][:4]
 [('reduce_scatter_block', 'native', 2), ('reduce_scatter_block', 'circulant', 2), ('reduce_scatter', 'native', 2), ('reduce_scatter', 'circulant', 2)]
 >>> len(study_cases("circulant", [4], [2]))
-18
+20
 """
 from __future__ import annotations
 
@@ -79,8 +79,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
            Part("reduce", _LIB_CIRC, "vector", root=0),
            Part("allgather", _LIB_CIRC),
            Part("allgatherv", _LIB_CIRC),
-           Part("scatter", ("native",), root=0),
-           Part("scatterv", ("native",), root=0),
+           Part("scatter", _LIB_CIRC, root=0),
+           Part("scatterv", _LIB_CIRC, root=0),
            Part("reduce_scatter", _LIB_CIRC, "vector", "broadcast"))),
 )}
 
