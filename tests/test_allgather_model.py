@@ -90,3 +90,24 @@ def test_proposition_4_worst_case_one_process_holds_all(p):
         assert sent[j] == m * sum(1 for e in epsilons if e == 0)
         if p & (p - 1) == 0:
             assert sent[j] == q * m
+
+
+def test_allgather_table_differs_from_table_i_by_the_own_block_only():
+    from tuwviz.model.allgather import allgather_table
+
+    t = allgather_table(list(range(2, 41)) + [1152], 6, A, B, G)
+    assert (t.difference_s == G * 6).all() and set(t.source) == {"model"}
+    # half the copy: the circulant's formula copies ceil(p/2) blocks, Bruck's p
+    for p, g in t.groupby("p"):
+        circ, bruck = (g[g.algorithm == a].formula_s.item() for a in ("circulant", "bruck"))
+        assert bruck - circ == G * 6 * (p - -(-p // 2))
+
+
+def test_combined_allreduce_crossover_table():
+    from tuwviz.model.combined import allreduce_crossover
+
+    t = allreduce_crossover(17, [1, 10, 100, 1000, 10_000], A, B, G)
+    assert t.faster.tolist()[0] == "circulant" and t.faster.tolist()[-1] == "combined"
+    # one crossing: once the combined one wins, it keeps winning
+    wins = [f == "combined" for f in t.faster]
+    assert wins == sorted(wins)

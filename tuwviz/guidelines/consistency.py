@@ -84,7 +84,7 @@ def _family_of(algorithm: str) -> str:
     return algorithm
 
 
-@dataclass
+@dataclass(repr=False)
 class ConsistencyTable:
     """Guidelines (2)-(6) per family and vector size; see :func:`consistency_table`.
 
@@ -136,7 +136,7 @@ class ConsistencyTable:
                                  for c in cols} for r in rows])]
         return "\n".join([*out, "", *self.summary()])
 
-    __str__ = to_text
+    __str__ = __repr__ = to_text
 
     def to_html(self) -> str:
         esc = _html.escape

@@ -33,7 +33,7 @@ from .program import Compute, Op, Schedule, SendRecv
 from .reduce import _check, _circulant_meta
 from .topology.circulant import circ_epsilon, circ_from, circ_skips, circ_to
 
-__all__ = ["allgatherv_circulant", "allgatherv_rounds", "bruck", "circulant"]
+__all__ = ["allgather_table", "allgatherv_circulant", "allgatherv_rounds", "bruck", "circulant"]
 
 
 def circulant(problem: Problem) -> Schedule:
@@ -112,3 +112,41 @@ def allgatherv_rounds(p: int, nbytes: list[int]) -> list[list[Op]]:
                                                    skips[k + 1] - skips[k]),
                       circ_from(p, r, skips, k), run(r + skips[k], skips[k + 1] - skips[k]),
                       tag=k) for k in range(q)] for r in range(p)]
+
+
+def allgather_table(ps, c: int, alpha: float, beta: float, gamma: float):
+    """Table I's Allgather rows next to the model, blocks of `c` bytes (``m = p c``).
+
+    The formulas, with the copy after the rounds in whole blocks: circulant
+    ``q alpha + (p-1) c beta + gamma c ceil(p/2)`` (at most ``ceil(p/2)`` blocks, the
+    ``gamma m/2`` of Table I), Bruck ``q alpha + (p-1) c beta + gamma p c`` (``gamma m``).
+    ``difference_s`` = model - formula is the copy of the own block first, ``gamma c``,
+    which Table I leaves out for both.  Model times, labelled ``source = "model"``.
+
+    Examples
+    --------
+    >>> t = allgather_table([11], 10, 1e-6, 1e-9, 1e-9)
+    >>> t[["algorithm", "model_s", "difference_s"]].round(10).values.tolist()
+    [['circulant', 4.17e-06, 1e-08], ['bruck', 4.22e-06, 1e-08]]
+    """
+    import math
+
+    import pandas as pd
+
+    from ..problems import make_problem
+    from .simulate import simulate
+
+    rows = []
+    for p in ps:
+        q = math.ceil(math.log2(p)) if p > 1 else 0
+        base = q * alpha + (p - 1) * c * beta
+        formulas = {"circulant": base + gamma * c * math.ceil(p / 2) * (p > 1),
+                    "bruck": base + gamma * p * c * (p > 1)}
+        pr = make_problem("allgather", p, "same", c, datatype="byte")
+        for alg, formula in formulas.items():
+            t = simulate({"circulant": circulant, "bruck": bruck}[alg](pr), alpha, beta,
+                         gamma).time
+            rows.append({"algorithm": alg, "p": p, "m": p * c, "model_s": t,
+                         "formula_s": formula, "difference_s": t - formula,
+                         "source": "model"})
+    return pd.DataFrame(rows)

@@ -23,7 +23,7 @@ from .allgather import allgatherv_rounds
 from .program import Schedule
 from .reduce import _check, _circulant_meta, _reduce_scatter_circulant
 
-__all__ = ["allreduce_combined", "split"]
+__all__ = ["allreduce_combined", "allreduce_crossover", "split"]
 
 
 def split(m: int, p: int) -> list[int]:
@@ -44,3 +44,32 @@ def allreduce_combined(problem: Problem) -> Schedule:
     ag = allgatherv_rounds(p, [c * problem.itemsize for c in counts])
     programs = [rs.programs[r] + ag[r] for r in range(p)]
     return Schedule("allreduce", "combined", p, programs, problem, _circulant_meta(p))
+
+
+def allreduce_crossover(p: int, ms, alpha: float, beta: float, gamma: float):
+    """Model times of the direct circulant Allreduce and the combined one for vectors of
+    each ``m`` in `ms` bytes (``MPI_BYTE``, ``MPI_BOR``), and which is faster: the
+    combined one has twice the rounds but sends under ``3m`` instead of ``q m``
+    (Sections III-G, IV-B).  Model predictions (``source = "model"``).
+
+    Examples
+    --------
+    >>> t = allreduce_crossover(8, [8, 80_000], 1e-6, 1e-9, 1e-9)
+    >>> t["faster"].tolist()
+    ['circulant', 'combined']
+    """
+    import pandas as pd
+
+    from ..problems import make_problem
+    from .reduce import allreduce_circulant
+    from .simulate import simulate
+
+    rows = []
+    for m in ms:
+        pr = make_problem("allreduce", p, "same", m, datatype="byte", op="bor")
+        direct = simulate(allreduce_circulant(pr), alpha, beta, gamma).time
+        comb = simulate(allreduce_combined(pr), alpha, beta, gamma).time
+        rows.append({"p": p, "m": m, "circulant_s": direct, "combined_s": comb,
+                     "faster": "combined" if comb < direct else "circulant",
+                     "source": "model"})
+    return pd.DataFrame(rows)

@@ -277,6 +277,22 @@ class Schedule:
         """:meth:`messages` of every rank, indexed by rank."""
         return [self.messages(rank) for rank in range(self.p)]
 
+    def sent_bytes(self) -> list[int]:
+        """Bytes every rank sends, indexed by rank.
+
+        >>> Schedule("x", "y", 3, [[SendRecv(1, 4, 2, 8)], [], []]).sent_bytes()
+        [4, 0, 0]
+        """
+        return [sum(n for d, _, n in self.messages(rank) if d == "send")
+                for rank in range(self.p)]
+
+    def matches_trace(self, events: list[list[dict]]) -> bool:
+        """Whether a recorded trace (per rank, events with ``dir``, ``peer`` and ``bytes``,
+        as :func:`tuwviz.trace.trace` returns) has exactly these messages, rank by rank."""
+        return len(events) == self.p and all(
+            [(e["dir"], e["peer"], e["bytes"]) for e in events[r]] == self.messages(r)
+            for r in range(self.p))
+
     def validate(self) -> None:
         """Check the schedule can be matched up, without simulating it.
 
