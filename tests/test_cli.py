@@ -40,7 +40,7 @@ def test_list_table_and_json(cli):
     assert r.returncode == 0 and "reduce_scatter_block" in r.stdout and "linear" in r.stdout
     rows = json.loads(cli("list", "--collective", "gatherv", "--json").stdout)
     assert [(x["algorithm"], x["model"]) for x in rows] == [
-        ("native", "-"), ("linear", "yes"), ("binomial", "yes"), ("tuw", "yes")]
+        ("native", "-"), ("linear", "yes"), ("binomial", "yes"), ("tuw", "yes"), ("circulant", "yes")]
 
 
 def test_model_prints_schedule_and_prediction(cli):
@@ -50,7 +50,7 @@ def test_model_prints_schedule_and_prediction(cli):
     assert "recv 0 (40 B), recv 1 (40 B), recv 2 (40 B)" in r.stdout
     assert "model prediction: 3.120 µs" in r.stdout
     out = json.loads(cli("model", "gatherv", "--counts", "4,0,2", "--root", "0", "--json").stdout)
-    assert [e["schedule"]["algorithm"] for e in out] == ["linear", "binomial", "tuw"]
+    assert [e["schedule"]["algorithm"] for e in out] == ["linear", "binomial", "tuw", "circulant"]
     entry = out[0]
     assert entry["label"] == "model"
     # rank 1 has an empty block: it sends nothing, so the root receives once

@@ -14,7 +14,7 @@ Python copies, and a difference is an error that names it.
 Examples
 --------
 >>> [a.name for a in algorithms("gatherv")]
-['native', 'linear', 'binomial', 'tuw']
+['native', 'linear', 'binomial', 'tuw', 'circulant']
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ Examples
 --------
 >>> t = load_table()
 >>> [r.name for r in t.rows("gatherv")]
-['native', 'linear', 'binomial', 'tuw']
+['native', 'linear', 'binomial', 'tuw', 'circulant']
 >>> row = t.find("allgatherv", "pipelined")
 >>> [q.name for q in row.params]
 ['block_bytes', 'alpha', 'beta', 'ring', 'nodes']
@@ -32,7 +32,7 @@ Examples
 >>> t.find("gatherv", "bogus")
 Traceback (most recent call last):
 ...
-ValueError: unknown algorithm 'bogus' for gatherv; valid algorithms: native, linear, binomial, tuw
+ValueError: unknown algorithm 'bogus' for gatherv; valid algorithms: native, linear, binomial, tuw, circulant
 """
 from __future__ import annotations
 

@@ -163,7 +163,7 @@ def algorithms(collective: str) -> list[str]:
     Examples
     --------
     >>> algorithms("gatherv")
-    ['linear', 'binomial', 'tuw']
+    ['linear', 'binomial', 'tuw', 'circulant']
     """
     key = collective.lower()
     if key not in SCHEDULES:
@@ -211,7 +211,7 @@ def schedule(collective: str, algorithm: str, problem: Problem, *,
     >>> schedule("gatherv", "foo", make_problem("gatherv", p=2))
     Traceback (most recent call last):
     ...
-    ValueError: no model for algorithm 'foo' of gatherv; models exist for: linear, binomial, tuw
+    ValueError: no model for algorithm 'foo' of gatherv; models exist for: linear, binomial, tuw, circulant
     """
     key = collective.lower()
     names = algorithms(key)  # raises for a collective without models
