@@ -6,6 +6,7 @@ from collections import Counter
 import pytest
 
 from tuwviz import kernels
+from tuwviz.collectives import COLLECTIVES
 from tuwviz.errors import RankFailure
 from tuwviz.table import load_table
 from tuwviz.typepairs import pairs_for
@@ -23,24 +24,36 @@ def _row(case: dict) -> tuple[str, str]:
 QUICK_OPS = "byte:bor,double:sum:random"
 
 
-@pytest.mark.parametrize("ps, bs, ops", [
-    pytest.param(SAMPLED_PS, SAMPLED_BS, QUICK_OPS, id="sampled"),
-    pytest.param(range(1, 18), (0, 1, 17), None, id="p1-17-every-b", marks=pytest.mark.full)])
-def test_cli_verify_passes_for_every_algorithm(cli, ps, bs, ops):
+def _check_cli_sweep(cli, ps, bs, ops, collectives=None):
     # every algorithm of the table x every distribution x every parameter variant x every
-    # datatype pair (the default) x roots 0, p/2, p-1, on the sampled p (one mpiexec job)
-    # or every p up to 17; tests/test_datatypes.py adds every root for the pairs
+    # datatype pair (the default) x roots 0, p/2, p-1, in one mpiexec job
     r = cli("verify", "--np", ",".join(map(str, ps)), "--b", ",".join(map(str, bs)), "--json",
-            *(["--ops", ops] if ops else []))
+            *(["--ops", ops] if ops else []),
+            *(["--collective", ",".join(collectives)] if collectives else []))
     assert r.returncode == 0, r.stdout + r.stderr
     out = json.loads(r.stdout)
     assert out["ok"] and out["complete"] and not out["failures"], r.stdout[-3000:]
     # every row of the algorithm table ran every case the sweep has for it, pairs included
     expected = Counter(_row(c) for c in verify_cases(
-        None, None, ps, bs=bs, ops=ops.split(",") if ops else None))
-    assert {(row.collective, row.name) for row in load_table()} == set(expected)
+        collectives, None, ps, bs=bs, ops=ops.split(",") if ops else None))
+    rows = {(row.collective, row.name) for row in load_table()
+            if collectives is None or row.collective in collectives}
+    assert rows == set(expected)
     assert {(s["collective"], s["algorithm"]): s["cases"] for s in out["summary"]} == expected
     assert all(s["passed"] == s["cases"] for s in out["summary"])
+
+
+def test_cli_verify_passes_for_every_algorithm(cli):
+    # the sampled p (tests/test_datatypes.py adds every root for the pairs)
+    _check_cli_sweep(cli, SAMPLED_PS, SAMPLED_BS, QUICK_OPS)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("collective", list(COLLECTIVES))
+def test_cli_verify_passes_for_every_algorithm_and_every_p_up_to_17(cli, collective):
+    # every p up to 17, every b of the default and every datatype:op of the reductions, one
+    # collective per run: each run keeps its own hang guard, and a failure names it
+    _check_cli_sweep(cli, range(1, 18), (0, 1, 17), None, [collective])
 
 
 def test_the_default_sweep_crosses_every_datatype_pair_with_data():
