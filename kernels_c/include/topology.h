@@ -174,4 +174,23 @@ int tuw_circ_subtree_size(int p, int rank, int root);
  * after the last written: from (0, 0) it writes 2^q - 1 offsets, 2^(q-1-i) of round i. */
 int tuw_circ_relative_blocks(int off, int k, int q, const int skips[], int b, int block[]);
 
+/* ---- intergroup segments (intergroup.c; Kang, Träff, Al-Bahrani, Agrawal, Choudhary,
+ * Liao, ParCo 2019, Sections 4 and 4.1) ------------------------------------------------
+ * total items cut into n almost equal parts in order: parts 0 .. (total mod n) - 1 have
+ * ceil(total/n) items, the others floor(total/n).  p = 8 processes into q = 3 subgroups:
+ * {0,1,2} {3,4,5} {6,7}. */
+/* Part i (0 <= i < n) of total items: its first item and its size.  Needs n >= 1. */
+void tuw_ig_part(long long total, int n, int i, long long *first, long long *size);
+/* The part that holds item `index` (0 <= index < total). */
+int tuw_ig_part_of(long long total, int n, long long index);
+/* A sender's items [start, start + count) of total cut into n parts: returns how many
+ * receivers (parts) they overlap, *lo the first (0 receivers for count 0). */
+int tuw_ig_receivers(long long total, int n, long long start, long long count, int *lo);
+/* Receive order of receiver k (Algorithm 2, Section 4.1): senders 0..ns-1 hold counts[i]
+ * items one after another, cut into n parts; order[] gets the senders overlapping part k
+ * (empty blocks left out): first the one that goes on to higher receivers, then those that
+ * send only to k in rank order, last the one that came from lower receivers.  Returns how
+ * many.  order needs room for ns ints. */
+int tuw_ig_recv_order(int ns, const int counts[], int n, int k, int order[]);
+
 #endif /* TUWVIZ_TOPOLOGY_H */

@@ -16,7 +16,9 @@ Builders, C file (``kernels_c/topology/``) -> Python module (this package):
 * ``circulant.c`` -> :mod:`.circulant`: ``circ_skips``, ``circ_epsilon``, ``circ_to``,
   ``circ_from``, ``circ_pathhead``, ``circ_tree_create``, ``circ_subtree_size``,
   ``circ_relative_blocks`` (and,
-  Python only, ``circ_jump`` and ``circ_blocks`` built on them).
+  Python only, ``circ_jump`` and ``circ_blocks`` built on them);
+* ``intergroup.c`` -> :mod:`.intergroup`: ``ig_part``, ``ig_part_of``, ``ig_receivers``,
+  ``ig_recv_order``.
 
 The mapping rule, C to Python:
 
@@ -65,6 +67,7 @@ from .circulant import (
     circ_tree_create,
 )
 from .divide_conquer import DcEdge, DcTree, dc_tree_create
+from .intergroup import ig_part, ig_part_of, ig_receivers, ig_recv_order
 from .ordered_hypercube import (
     OhState,
     oh_cube,
@@ -108,6 +111,10 @@ __all__ = [
     "circ_to",
     "circ_tree_create",
     "dc_tree_create",
+    "ig_part",
+    "ig_part_of",
+    "ig_receivers",
+    "ig_recv_order",
     "oh_cube",
     "oh_dims",
     "oh_fixed_root",

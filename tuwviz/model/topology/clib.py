@@ -114,6 +114,10 @@ class CTopology:
             ("tuw_circ_tree_create", None, [_int, _int, _int, ctypes.POINTER(_CircTree)]),
             ("tuw_circ_subtree_size", _int, [_int, _int, _int]),
             ("tuw_circ_relative_blocks", _int, [_int, _int, _int, _int_p, _int, _int_p]),
+            ("tuw_ig_part", None, [_ll, _int, _int, _ll_p, _ll_p]),
+            ("tuw_ig_part_of", _int, [_ll, _int, _ll]),
+            ("tuw_ig_receivers", _int, [_ll, _int, _ll, _ll, _int_p]),
+            ("tuw_ig_recv_order", _int, [_int, _int_p, _int, _int, _int_p]),
         ]:
             fn = getattr(lib, name)
             fn.restype, fn.argtypes = restype, argtypes
@@ -211,3 +215,22 @@ class CTopology:
         end = self.lib.tuw_circ_relative_blocks(off, k, q, _ints(skips), b, c_block)
         block[:] = list(c_block)[:len(block)]
         return end
+
+    # ---- intergroup.c
+    def ig_part(self, total: int, n: int, i: int) -> tuple[int, int]:
+        first, size = _ll(), _ll()
+        self.lib.tuw_ig_part(total, n, i, ctypes.byref(first), ctypes.byref(size))
+        return first.value, size.value
+
+    def ig_part_of(self, total: int, n: int, index: int) -> int:
+        return self.lib.tuw_ig_part_of(total, n, index)
+
+    def ig_receivers(self, total: int, n: int, start: int, count: int) -> tuple[int, int]:
+        lo = _int()
+        k = self.lib.tuw_ig_receivers(total, n, start, count, ctypes.byref(lo))
+        return k, lo.value
+
+    def ig_recv_order(self, ns: int, counts: Sequence[int], n: int, k: int) -> list[int]:
+        order = (_int * max(ns, 1))()
+        got = self.lib.tuw_ig_recv_order(ns, _ints(counts), n, k, order)
+        return list(order[:got])
