@@ -60,7 +60,8 @@ for row in kernels.algorithms():
         "allreduce": (buf, buf, 1, t, op), "reduce": (buf, buf, 1, t, op, 0),
         "reduce_scatter_block": (buf, buf, 1, t, op), "reduce_scatter": (buf, buf, counts, t, op),
     }[row.collective]
-    rc = fn(*args, c)
+    # a kernel for two groups gets an intra-communicator instead: the other wrong kind
+    rc = fn(*args, c if row.comm != "inter" else kernels.comm_handle(world))
     out[row.collective + "/" + row.name] = [MPI.Get_error_class(rc) if rc else 0,
                                             MPI.Get_error_string(rc) if rc else ""]
 res = world.gather({"rank": world.rank, "codes": out, "err_comm": MPI.ERR_COMM}, root=0)
@@ -153,12 +154,15 @@ def test_a_kernel_counting_in_the_wrong_units_fails_with_the_pair_named(kernels_
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_every_kernel_refuses_an_inter_communicator():
+def test_every_kernel_refuses_the_wrong_kind_of_communicator():
+    # one-group kernels get an inter-communicator, two-group kernels an intra-communicator
     results = _run(INTERCOMM_SCRIPT, 3, guard=300)  # a hang would end at the guard
-    keys = {f"{r.collective}/{r.name}" for r in load_table().rows() if not r.is_library}
+    rows = {f"{r.collective}/{r.name}": r for r in load_table().rows() if not r.is_library}
     assert sorted(r["rank"] for r in results) == [0, 1, 2]
+    assert {r.comm for r in rows.values()} == {"intra", "inter"}
     for res in results:
-        assert set(res["codes"]) == keys  # every kernel of the table, a new one unedited
+        assert set(res["codes"]) == set(rows)  # every kernel of the table, a new one unedited
         for key, (cls, text) in res["codes"].items():
             assert cls == res["err_comm"], (res["rank"], key, cls, text)
-            assert "needs an intra-communicator" in text, (key, text)
+            want = "an inter-communicator" if rows[key].comm == "inter" else "an intra-communicator"
+            assert f"needs {want}" in text, (key, text)

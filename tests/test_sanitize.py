@@ -51,7 +51,9 @@ def sanitized_cases(ps, bs, dists):
     cases = []
     for p in ps:
         cases += verify_cases(ps=[p], bs=bs, dists=dists, roots=sorted({0, p - 1}))
-    return cases
+    # the two-group kernels on an inter-communicator of the largest size, both orders
+    n = max(ps)
+    return cases + verify_cases(groups=[(n - 2, 2), (2, n - 2)], bs=bs)
 
 
 def run_sanitized(tmp_path, cases, nranks):

@@ -37,16 +37,23 @@ from tuwviz.problems import make_problem
 from tuwviz.runner import _args, make_buffers
 
 lib = kernels.load()
-comm = MPI.COMM_WORLD
+world = MPI.COMM_WORLD
+# two-group kernels run on groups {0} and {1, 2}
+local = world.Split(0 if world.rank == 0 else 1, world.rank)
+inter = local.Create_intercomm(0, world, 1 if world.rank == 0 else 0, tag=7)
 out = {}
 for row in kernels.algorithms():
     if row.is_library:  # the library checks its own arguments (MPICH may abort instead)
         continue
-    pr = make_problem(row.collective, comm.size, "same", 2, root=0, datatype="int")
+    comm = inter if row.comm == "inter" else world
+    if row.comm == "inter":
+        pr = make_problem(row.collective, 1, "same", 2, q=2)
+    else:
+        pr = make_problem(row.collective, comm.size, "same", 2, root=0, datatype="int")
     bad = [("root", comm.size), ("root", -1)] if COLLECTIVES[row.collective].rooted else []
     codes = []
     for what, value in bad + [("count", -1)]:
-        buf = make_buffers(pr, comm.rank)
+        buf = make_buffers(pr, world.rank)
         if what == "count" and row.collective == "reduce_scatter":
             buf.recvcounts[:] = value  # its counts are a vector, the same on every rank
         args = _args(pr, buf)
@@ -58,9 +65,9 @@ for row in kernels.algorithms():
         codes.append([what, MPI.Get_error_class(rc) if rc else 0])
     out[row.collective + "/" + row.name] = codes
 # one writer: lines printed by several ranks can interleave on a shared pipe
-res = comm.gather({"rank": comm.rank, "codes": out, "root": MPI.ERR_ROOT,
+res = world.gather({"rank": world.rank, "codes": out, "root": MPI.ERR_ROOT,
                    "count": MPI.ERR_COUNT}, root=0)
-if comm.rank == 0:
+if world.rank == 0:
     print("RESULT " + json.dumps(res), flush=True)
 """
 

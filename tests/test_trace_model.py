@@ -70,7 +70,8 @@ def sweep_runs(collective, algorithm, ps, roots, rotate):
 #: (process counts, roots of p, rotate roots over distributions): quick sample, full sweep
 SWEEPS = {"sampled": (SAMPLED_PS, sampled_roots, True),
           "every-root": (tuple(range(1, P_MAX + 1)), every_root, False)}
-ALGORITHMS = [(row.collective, row.name) for row in load_table().modelled()]
+# one group; the two-group algorithms' traces are tests/test_intergroup.py's
+ALGORITHMS = [(row.collective, row.name) for row in load_table().modelled() if row.serves("intra")]
 
 
 @pytest.fixture(scope="module")

@@ -26,10 +26,12 @@ from .collectives import collective
 from .errors import OutputPathError
 from .launch import MAX_RANKS, check_ranks, mpiexec_backend, run_mpiexec
 from .params import check_params, expand, label
-from .problems import DATATYPES, MAX_COUNT, check_buffer, check_int, check_op, make_problem
-from .sweep import MAX_CASES, Backend, distributions, int_values, parse_names, run_metadata
+from .problems import (DATATYPES, INTERGROUP_COLLECTIVES, MAX_COUNT, Problem, case_ranks,
+                       check_buffer, check_int, check_op, make_problem)
+from .sweep import (MAX_CASES, Backend, distributions, int_values, parse_groups, parse_names,
+                    run_metadata)
 
-__all__ = ["ROW_FIELDS", "ResultWriter", "bench", "bench_cases", "check_output", "run_cases"]
+__all__ = ["GROUP_FIELDS", "ROW_FIELDS", "ResultWriter", "row_fields", "bench", "bench_cases", "check_output", "run_cases"]
 
 
 def check_output(path: str | os.PathLike, what: str = "--out",
@@ -87,6 +89,25 @@ ROW_FIELDS = [
     "mpi_library", "mpi4py", "ranks", "hosts", "oversubscribed", "heavy_yield", "backend",
     "date", "git_commit", "tuwviz",
 ]
+
+#: Columns of two-group rows (intergroup Allgather(v), ``groups=``), after ``p``: the size
+#: ``q`` of group B, B's block size ``b_b``, and each group's data as the intergroup
+#: paper's ``k_A``, ``k_B`` (Allgather: the groups' block sizes; Allgatherv: the sums
+#: ``K_A = sum_i k_A,i`` and ``K_B``), in elements.
+GROUP_FIELDS = ["q", "b_b", "k_a", "k_b"]
+
+
+def row_fields(groups: bool = False) -> list[str]:
+    """The CSV columns of bench rows: :data:`ROW_FIELDS`, with :data:`GROUP_FIELDS` after
+    ``p`` for two-group rows.
+
+    >>> row_fields(True)[:6]
+    ['collective', 'algorithm', 'params', 'p', 'q', 'b_b']
+    """
+    if not groups:
+        return list(ROW_FIELDS)
+    i = ROW_FIELDS.index("p") + 1
+    return ROW_FIELDS[:i] + GROUP_FIELDS + ROW_FIELDS[i:]
 
 
 class ResultWriter:
@@ -148,8 +169,14 @@ def bench_cases(
     samples: bool = False,
     op: str = "sum",
     max_time: float = 0.0,
+    groups=None,
+    b_b: Iterable[int] | None = None,
 ) -> list[dict]:
     """Cases of a sweep, ``native`` first within each problem (so ratios can be formed).
+
+    With `groups` (``[(p, q), ...]`` or ``"6,2"``), two groups on an inter-communicator
+    instead of `ps` (Allgather, Allgatherv): group B's average block sizes are `b_b`
+    (default: the same as A's, each b of `bs`).
 
     The defaults of `reps` and `warmup` are the gatherv paper's (75 and 10, Section 5).
     `params` is a grid of tuning parameters, e.g. ``{"block_bytes": [0, 4096]}``; each
@@ -167,8 +194,24 @@ def bench_cases(
         raise ValueError("empty selection: no algorithm to measure")
     for a in algorithms:
         kernels.find_algorithm(coll, a)  # unknown names fail before anything starts
+    if groups is not None:
+        groups = parse_groups(groups)
+        if coll not in INTERGROUP_COLLECTIVES:
+            raise ValueError(f"two groups (--groups) are for {', '.join(INTERGROUP_COLLECTIVES)} "
+                             f"on an inter-communicator, not {coll}")
+        ps = [p for p, _ in groups]
+    elif b_b is not None:
+        raise ValueError("B's block sizes (--b-b) need two groups (--groups P,Q)")
+    kind = "inter" if groups is not None else "intra"
+    for a in algorithms:
+        row = kernels.find_algorithm(coll, a)
+        if not row.serves(kind):
+            need = "two groups (--groups P,Q)" if row.comm == "inter" else "one group (--np)"
+            raise ValueError(f"{coll}/{a} runs on {need}")
     ps = int_values("ps", ps, lo=1)
     bs = int_values("bs", bs, lo=0, hi=MAX_COUNT)
+    if b_b is not None:
+        b_b = int_values("b_b", b_b, lo=0, hi=MAX_COUNT)
     dists = distributions(parse_names(dists), coll)
     if not dists:
         raise ValueError("empty selection: no distribution given")
@@ -199,11 +242,12 @@ def bench_cases(
                          f"{unused[0]}")
     order = sorted(algorithms, key=lambda a: a != "native")
     cases = []
-    for p in ps:
+    shapes = [(p, None) for p in ps] if groups is None else groups
+    for p, q in shapes:
         for dist in dists:
-            for b in bs:
+            for b, bb in ((b, bb) for b in bs for bb in (b_b or [b] if q else [None])):
                 pr = make_problem(coll, p, dist, b, root=root, seed=seed, datatype=datatype,
-                                  op=op if info.reduction else "sum")
+                                  op=op if info.reduction else "sum", q=q, b_b=bb)
                 check_buffer(pr)
                 for alg in order:
                     for prm in expand(coll, alg, params):
@@ -234,11 +278,23 @@ def _time_limit(value) -> float:
 
 def _row(case: dict, result: dict, meta: dict, native_median: dict) -> dict:
     pr = case["problem"]
-    key = (pr["collective"], pr["p"], pr["root"], pr["distribution"], pr["b"])
+    key = (pr["collective"], pr["p"], pr.get("q"), pr["root"], pr["distribution"], pr["b"],
+           pr.get("b_b"))
     if case["algorithm"] == "native":
         native_median[key] = result["median_us"]
     base = native_median.get(key)
     counts = pr["counts"]
+    if pr.get("q"):  # two groups: each group's block (Allgather) or sum (Allgatherv)
+        problem = Problem.from_dict(pr)
+        a, b = problem.group_counts(0), problem.group_counts(1)
+        v = collective(pr["collective"]).irregular
+        group = {"q": pr["q"], "b_b": pr["b_b"], "k_a": sum(a) if v else a[0],
+                 "k_b": sum(b) if v else b[0]}
+        return {"collective": pr["collective"], "algorithm": case["algorithm"],
+                "params": label(case.get("params")), "p": pr["p"], **group, "root": 0,
+                "distribution": pr["distribution"], "b": pr["b"], "m": sum(counts),
+                "m_prime": problem.m_prime, "datatype": pr["datatype"], "op": pr.get("op", "sum"),
+                **result, "ratio_to_native": result["median_us"] / base if base else "", **meta}
     return {
         "collective": pr["collective"], "algorithm": case["algorithm"],
         "params": label(case.get("params")), "p": pr["p"],
@@ -273,6 +329,8 @@ def bench(
     stall_limit: float | None = None,
     samples: bool = False,
     max_time: float = 0.0,
+    groups=None,
+    b_b: Iterable[int] | None = None,
 ):
     """Measure algorithms of one collective side by side; return a pandas DataFrame.
 
@@ -317,6 +375,13 @@ def bench(
     samples : bool
         Also return every repetition's time (slowest rank), as a list per row in a
         ``samples_us`` column (not written to `out`), e.g. for box plots.
+    groups : str or iterable, optional
+        Two groups instead of `ps`: ``"6,2"`` or ``[(6, 2), (5, 3)]`` runs Allgather or
+        Allgatherv on inter-communicators of group A (p) and B (q); rows then have the
+        columns :data:`GROUP_FIELDS` too (:func:`row_fields`).
+    b_b : iterable of int, optional
+        Group B's average block sizes (default: A's, each b of `bs`), e.g. ``[b / 4]`` for
+        the intergroup paper's setting 3 (``k_A = 4 k_B``).
 
     Returns
     -------
@@ -335,12 +400,14 @@ def bench(
     if backend is None:  # before building cases: range(1, 10**7) fails at once
         from .verify import RANKS_HINT
 
-        for p in int_values("ps", ps, lo=1, hi=MAX_RANKS, hint=RANKS_HINT):
+        sizes = ([p + q for p, q in parse_groups(groups)] if groups is not None
+                 else int_values("ps", ps, lo=1, hi=MAX_RANKS, hint=RANKS_HINT))
+        for p in sizes:
             check_ranks(p)
         backend = mpiexec_backend(stall_limit)
         backend_name = backend_name or "mpiexec"
     cases = bench_cases(collective_name, algorithms, ps, dists, bs, root, seed, reps, warmup,
-                        time_limit, datatype, params, samples, op, max_time)
+                        time_limit, datatype, params, samples, op, max_time, groups, b_b)
     return run_cases(cases, out=out, backend=backend, backend_name=backend_name,
                      progress=progress, samples=samples, desc=f"bench {collective_name}")
 
@@ -356,10 +423,11 @@ def run_cases(cases: list[dict], *, out: str | os.PathLike | None = None,
 
     if not cases:
         raise ValueError("empty selection: nothing to measure")
+    fields = row_fields(any(c["problem"].get("q") for c in cases))
     if out is not None:
-        check_output(out, fields=ROW_FIELDS)
+        check_output(out, fields=fields)
     rows: list[dict] = []
-    writer = ResultWriter(out) if out is not None else None
+    writer = ResultWriter(out, fields) if out is not None else None
     bar = tqdm(total=len(cases), desc=desc, disable=not progress, unit="run", mininterval=0.5)
     native_median: dict = {}
     meta: dict = {}
@@ -379,12 +447,12 @@ def run_cases(cases: list[dict], *, out: str | os.PathLike | None = None,
         bar.update()
 
     try:
-        # one run per p: no idle ranks share the cores with a measurement
-        for p in sorted({c["problem"]["p"] for c in cases}):
-            chunk = [c for c in cases if c["problem"]["p"] == p]
-            (backend or run_mpiexec)(p, chunk, on_result, on_start=on_start)
+        # one run per number of ranks: no idle ranks share the cores with a measurement
+        for n in sorted({case_ranks(c["problem"]) for c in cases}):
+            chunk = [c for c in cases if case_ranks(c["problem"]) == n]
+            (backend or run_mpiexec)(n, chunk, on_result, on_start=on_start)
     finally:
         bar.close()
         if writer:
             writer.close()
-    return FullFrame(rows, columns=ROW_FIELDS + (["samples_us"] if samples else []))
+    return FullFrame(rows, columns=fields + (["samples_us"] if samples else []))

@@ -192,7 +192,12 @@ def _parser() -> argparse.ArgumentParser:
                     "byte: every distribution, roots 0, p/2 and p-1, every p in the range, and "
                     "datatype pairs (the root's types and counts differing from the others').",
     )
-    sp.add_argument("--np", default="1-9", help="process counts, e.g. 1-9 or 2,4,8 (default 1-9)")
+    sp.add_argument("--np", help="process counts, e.g. 1-9 or 2,4,8 (default 1-9)")
+    sp.add_argument("--groups", nargs="+", metavar="P,Q",
+                    help="two groups instead of one: e.g. --groups 5,2 2,5 runs Allgather and "
+                         "Allgatherv on inter-communicators of group A (P processes) and B (Q), "
+                         "against the library's intergroup collectives (not with --np); B's "
+                         "blocks are b, 2b+3, and A's 2b+3 with B's b")
     sp.add_argument("--collective", help="comma-separated collectives (default: all)")
     sp.add_argument("--algorithms", help="comma-separated algorithm names (default: all)")
     sp.add_argument("--dist", help=f"comma-separated distributions (default: all six of the "
@@ -235,7 +240,14 @@ def _parser() -> argparse.ArgumentParser:
                          "circulant paper's consistency study (Guidelines (2)-(6), Figures 6-7): "
                          "every operation, library and circulant, on a vector of p*b bytes "
                          "(MPI_BYTE, MPI_BOR), one CSV for 'tuwviz guidelines'")
-    sp.add_argument("--np", default="4", help="process counts, e.g. 4 or 2,4,8 (default 4)")
+    sp.add_argument("--np", help="process counts, e.g. 4 or 2,4,8 (default 4)")
+    sp.add_argument("--groups", nargs="+", metavar="P,Q",
+                    help="two groups instead of --np: e.g. --groups 6,2 5,3 measures allgather "
+                         "or allgatherv on inter-communicators of group A (P processes) and B "
+                         "(Q); rows get the columns q, b_b, k_a, k_b")
+    sp.add_argument("--b-b", metavar="B",
+                    help="with --groups: group B's block sizes b (default: A's, each --b), "
+                         "e.g. 25 with --b 100 for k_A = 4 k_B")
     sp.add_argument("--algorithms", help="comma-separated algorithms (default native)")
     sp.add_argument("--dist", help="comma-separated distributions (default: the first of the "
                                    f"collective's paper: same, or regular for allgather(v); {dists})")
@@ -432,6 +444,7 @@ def cmd_list(args) -> int:
     rows = [
         {"collective": a.collective, "algorithm": a.name,
          "model": "yes" if a.model else "-",
+         "groups": {"intra": "one", "inter": "two", "any": "one, two"}[a.comm],
          "restrictions": ", ".join(RESTRICTIONS[r] for r in a.restrictions) or "-",
          "in_place": "yes" if a.in_place else "-",
          "parameters": ", ".join(q.name for q in a.params) or "-",
@@ -464,13 +477,15 @@ def cmd_verify(args) -> int:
     from .verify import verify
 
     # verify() checks everything and builds every case before it starts any rank
-    ps, bs = _np_list(args.np), _b_list(args.b)
+    if args.groups is not None and args.np is not None:
+        raise ValueError("give --np (one group) or --groups (two groups), not both")
+    ps, bs = _np_list(args.np if args.np is not None else "1-9"), _b_list(args.b)
     roots = parse_int_list(args.roots, name="--roots", lo=0) if args.roots is not None else None
     colls, algs, dists = _names(args.collective), _names(args.algorithms), _names(args.dist)
     try:
         report = verify(colls, algs, ps, dists, bs, roots, args.seed,
                         progress=not args.json and sys.stderr.isatty(), stall_limit=args.stall_limit,
-                        types=_names(args.types), ops=_names(args.ops))
+                        types=_names(args.types), ops=_names(args.ops), groups=args.groups)
     except TuwvizError as exc:
         report = getattr(exc, "report", None)
         if report is None or report.aborted is None:
@@ -484,7 +499,7 @@ def cmd_verify(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import ROW_FIELDS, bench, bench_cases, check_output
+    from .bench import bench, bench_cases, check_output, row_fields
     from .collectives import collective
     from .problems import default_distributions, default_op
     from .report import text_table
@@ -496,7 +511,10 @@ def cmd_bench(args) -> int:
     args.algorithms = "native" if args.algorithms is None else args.algorithms
     args.datatype = args.datatype or "int"
     # every argument is checked before anything is measured or written
-    ps, bs = _np_list(args.np), _b_list(args.b)
+    if args.groups is not None and args.np is not None:
+        raise ValueError("give --np (one group) or --groups (two groups), not both")
+    ps, bs = _np_list(args.np if args.np is not None else "4"), _b_list(args.b)
+    b_b = _b_list(args.b_b, "--b-b") if args.b_b is not None else None
     coll = collective(args.collective)
     if args.root is not None and not coll.rooted:
         raise ValueError(f"--root: {coll.name} has no root")
@@ -507,22 +525,25 @@ def cmd_bench(args) -> int:
     params = _param_grid(args)
     bench_cases(coll.name, algorithms, ps, dists, bs, args.root, args.seed, args.reps,
                 args.warmup, args.time_limit, args.datatype, params,
-                op=args.op or default_op(args.datatype), max_time=args.max_time)
+                op=args.op or default_op(args.datatype), max_time=args.max_time,
+                groups=args.groups, b_b=b_b)
     if args.out:
-        check_output(args.out, fields=ROW_FIELDS)
+        check_output(args.out, fields=row_fields(args.groups is not None))
         print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
     df = bench(
         coll.name, algorithms, ps, dists, bs, out=args.out, root=args.root, seed=args.seed,
         reps=args.reps, warmup=args.warmup, time_limit=args.time_limit, datatype=args.datatype,
         op=args.op or default_op(args.datatype), params=params,
         progress=not args.no_progress and not args.json,
-        stall_limit=args.stall_limit, max_time=args.max_time,
+        stall_limit=args.stall_limit, max_time=args.max_time, groups=args.groups, b_b=b_b,
     )
     if args.json:
         print(df.to_json(orient="records", indent=2))
         return 0
     cols = ["algorithm", "params", "p", "root", "distribution", "b", "m", "m_prime", "min_us",
             "median_us", "mean_us", "ratio_to_native"]
+    if args.groups is not None:  # two groups: the paper's p, q, k_A, k_B (no root)
+        cols[2:6] = ["p", "q", "distribution", "k_a", "k_b", "root"]
     if not df["params"].astype(bool).any():
         cols.remove("params")
     if not coll.rooted:  # the CSV has root 0 in every row (one layout); here it means nothing
@@ -551,11 +572,12 @@ def _bench_study(args) -> int:
              "--root": args.root is not None, "--datatype": args.datatype is not None,
              "--op": args.op is not None, **{f"--{k.replace('_', '-')}": True
                                               for k in _param_grid(args)}}
+    fixed.update({"--groups": args.groups is not None, "--b-b": args.b_b is not None})
     given = [k for k, v in fixed.items() if v]
     if given:
         raise ValueError(f"--study {args.study} chooses {given[0]} itself (the paper's "
                          f"settings); leave it out")
-    ps, bs = _np_list(args.np), _b_list(args.b)
+    ps, bs = _np_list(args.np if args.np is not None else "4"), _b_list(args.b)
     study_cases(args.study, ps, bs, reps=args.reps, warmup=args.warmup,
                 time_limit=args.time_limit, max_time=args.max_time, seed=args.seed)
     if args.out:

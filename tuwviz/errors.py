@@ -88,7 +88,10 @@ class RankFailure(TuwvizError):
 def case_label(c: dict, name: bool = True) -> str:
     """``gatherv/linear p=3 root=1 dist=same b=17 block_bytes=64``: one case in words
     (without ``gatherv/linear`` if not `name`; `` types=root-vector`` for a datatype pair)."""
-    text = f"p={c['p']} root={c['root']} dist={c['distribution']} b={c['b']}"
+    if c.get("q"):  # two groups
+        text = f"groups={c['p']},{c['q']} dist={c['distribution']} b={c['b']},{c.get('b_b')}"
+    else:
+        text = f"p={c['p']} root={c['root']} dist={c['distribution']} b={c['b']}"
     if name:
         text = f"{c['collective']}/{c['algorithm']} {text}"
     text += f" {c['params']}" if c.get("params") else ""

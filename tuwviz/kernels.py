@@ -383,6 +383,7 @@ class TuwEvent(ctypes.Structure):
         ("peer", ctypes.c_int),
         ("dir", ctypes.c_int),
         ("tag", ctypes.c_int),
+        ("remote", ctypes.c_int),
         ("bytes", ctypes.c_longlong),
         ("t_start", ctypes.c_double),
         ("t_end", ctypes.c_double),

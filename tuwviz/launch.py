@@ -30,6 +30,7 @@ from typing import Callable
 from . import reaper
 from .report import ranges
 from .errors import MPINotFoundError, RankFailure, TimeLimitExceeded, TuwvizError
+from .problems import case_ranks
 from .watch import ENV_VAR as WATCH_ENV
 from .watch import RankWatch
 from .worker import PREFIX
@@ -312,7 +313,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                     continue
                 silent = watch.silent(min(SILENT_LIMIT, stall_limit))
                 if silent or watch.clock() - last > stall_limit:
-                    running = cases[finished]["problem"]["p"] if finished < len(cases) else nranks
+                    running = case_ranks(cases[finished]["problem"]) if finished < len(cases) else nranks
                     raise _with_case(_stalled(silent, hellos, watch.clock() - last,
                                               *watch.inside(), running), cases, finished)
                 continue
@@ -481,6 +482,8 @@ def describe_case(case: dict, index: int | None = None, of: int | None = None) -
             "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
             "params": label(case.get("params")), "mode": case.get("mode"),
             "datatype": pr.get("datatype", "int"), "op": pr.get("op", "sum")}
+    if pr.get("q"):
+        info.update(q=pr["q"], b_b=pr.get("b_b"))
     if case.get("types", "same") != "same":
         info["types"] = case["types"]
     if case.get("data", "small") != "small":

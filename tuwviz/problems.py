@@ -15,6 +15,11 @@ The gatherv paper (Träff 2017, Section 5) uses an average block size ``b`` and
 
 Its tables report ``m = sum_i m_i`` and the padded total ``m' = p * max_i m_i``.
 
+The intergroup paper (Kang, Träff et al. 2019, Section 5) adds, per group,
+
+* **arithmetic** (settings 6 and 8): ``m_i = b i``;
+* **qiaok** (its evaluation code): ``m_i = 2 (i + 1) ceil(b / p)``.
+
 The allgatherv paper (Träff et al. 2010, Section 3) uses a base count ``c`` (passed as
 ``b``) and
 
@@ -58,6 +63,7 @@ __all__ = [
     "DATA_KINDS",
     "RANDOM_SUM_TOLERANCE",
     "REDUCTION_TYPES",
+    "case_ranks",
     "check_op",
     "default_op",
     "parse_reduction_types",
@@ -69,7 +75,11 @@ __all__ = [
     "default_distributions",
     "make_problem",
     "normalize_distribution",
+    "INTERGROUP_COLLECTIVES",
 ]
+
+#: Collectives tuwviz runs on two groups (an inter-communicator).
+INTERGROUP_COLLECTIVES: tuple[str, ...] = ("allgather", "allgatherv")
 
 #: Element types a problem can use, with their size in bytes.  The C side maps the same
 #: names to MPI datatypes (``tuw_datatype`` in ``kernels_c/common/invoke.c``).
@@ -142,6 +152,15 @@ def parse_reduction_types(names) -> list[tuple[str, str, str]]:
             raise ValueError(f"random data are doubles; {name!r} is {dt}")
         out.append((dt, op, data))
     return out
+
+
+def case_ranks(problem: dict) -> int:
+    """Processes a problem (as :meth:`Problem.to_dict` gives it) runs on: p, or p + q.
+
+    >>> case_ranks({"p": 5}), case_ranks({"p": 5, "q": 2})
+    (5, 7)
+    """
+    return int(problem["p"]) + int(problem.get("q") or 0)
 
 
 def default_op(datatype: str) -> str:
@@ -302,6 +321,17 @@ def _geometric(p: int, c: int, rng: np.random.Generator) -> np.ndarray:
     return np.floor(c * p / (group * np.log2(p))).astype(np.int64)
 
 
+# The intergroup paper's (Kang, Träff et al. 2019, Section 5) irregular sizes, per group.
+def _arithmetic(p: int, b: int, rng: np.random.Generator) -> np.ndarray:
+    # settings 6 and 8: "rank i sends a message of size k i" (k = b)
+    return b * np.arange(p, dtype=np.int64)
+
+
+def _qiaok(p: int, b: int, rng: np.random.Generator) -> np.ndarray:
+    # the paper's evaluation code: rank i sends 2 (i + 1) ceil(b / p)
+    return 2 * (np.arange(p, dtype=np.int64) + 1) * (-(-b // p))
+
+
 #: Block-size distributions by name; each maps (p, b, rng) to the counts m_0..m_{p-1}.
 DISTRIBUTIONS: dict[str, Callable[[int, int, np.random.Generator], np.ndarray]] = {
     "same": _same,
@@ -316,6 +346,8 @@ DISTRIBUTIONS: dict[str, Callable[[int, int, np.random.Generator], np.ndarray]] 
     "half_full": _half_full,
     "linear_decreasing": _linear_decreasing,
     "geometric": _geometric,
+    "arithmetic": _arithmetic,
+    "qiaok": _qiaok,
 }
 
 #: Which paper each distribution comes from, in the paper's order.
@@ -323,6 +355,7 @@ PAPER_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "gatherv": ("same", "random", "spikes", "decreasing", "alternating", "two_blocks"),
     "allgatherv": ("regular", "broadcast", "spike", "half_full", "linear_decreasing",
                    "geometric"),
+    "intergroup": ("regular", "arithmetic", "qiaok"),
 }
 
 # Collectives whose paper is the allgatherv paper; all others use the gatherv paper's.
@@ -417,6 +450,14 @@ class Problem:
         Reduction operator for reductions.
     distribution, b, seed
         Where the counts came from (for labels and result rows).
+    q : int
+        0 for one group (an intra-communicator).  Otherwise the problem is intergroup
+        (Allgather and Allgatherv on an inter-communicator, Kang, Träff et al. 2019): group
+        A is processes ``0..p-1``, group B the ``q`` processes after them, ``counts`` holds
+        A's ``p`` blocks then B's ``q`` (``k_A,i`` then ``k_B,j``), and ``b`` is A's
+        average block size, ``b_b`` B's.
+    b_b : int or None
+        B's average block size (intergroup problems).
     """
 
     collective: str
@@ -429,18 +470,25 @@ class Problem:
     b: int | None = None
     seed: int = 0
     meta: dict = field(default_factory=dict, compare=False)
+    q: int = 0
+    b_b: int | None = None
 
     def __post_init__(self) -> None:
         info = collective_info(self.collective)
         object.__setattr__(self, "collective", info.name)
+        object.__setattr__(self, "q", check_int("size q of group B", self.q, lo=0))
+        if self.q and info.name not in INTERGROUP_COLLECTIVES:
+            raise ValueError(f"two groups (q={self.q}) are for {', '.join(INTERGROUP_COLLECTIVES)} "
+                             f"on an inter-communicator, not {info.name}")
         if isinstance(self.counts, (str, bytes)):
             raise ValueError(f"counts must be a list of integers, got {self.counts!r}")
         object.__setattr__(self, "counts", tuple(check_int(f"count m_{i}", c)
                                                  for i, c in enumerate(self.counts)))
         object.__setattr__(self, "p", check_int("number of processes p", self.p, lo=1))
         object.__setattr__(self, "root", check_int("root", self.root))
-        if len(self.counts) != self.p:
-            raise ValueError(f"got {len(self.counts)} block sizes for p={self.p} processes")
+        if len(self.counts) != self.size:
+            which = f"p+q={self.p}+{self.q}" if self.q else f"p={self.p}"
+            raise ValueError(f"got {len(self.counts)} block sizes for {which} processes")
         negative = [i for i, c in enumerate(self.counts) if c < 0]
         if negative:
             i = negative[0]
@@ -455,6 +503,29 @@ class Problem:
             raise ValueError(f"unknown op {self.op!r}; valid ops: {', '.join(OPS)}")
         if info.reduction:
             check_op(self.datatype, self.op)
+
+    @property
+    def size(self) -> int:
+        """Processes the problem runs on: ``p``, or ``p + q`` for two groups."""
+        return self.p + self.q
+
+    @property
+    def inter(self) -> bool:
+        """True for an intergroup problem (two groups, an inter-communicator)."""
+        return self.q > 0
+
+    def group(self, i: int) -> tuple[int, int]:
+        """``(g, local rank)`` of process `i`: g = 0 in group A, 1 in group B.
+
+        >>> make_problem("allgather", 3, b=1, q=2).group(4)
+        (1, 1)
+        """
+        return (0, i) if i < self.p else (1, i - self.p)
+
+    def group_counts(self, g: int) -> tuple[int, ...]:
+        """The blocks of group `g` (0: A's ``k_A,i``, 1: B's ``k_B,j``) as the collective
+        sees them (padded to the group's largest for Allgather)."""
+        return self.block_counts()[:self.p] if g == 0 else self.block_counts()[self.p:]
 
     @property
     def itemsize(self) -> int:
@@ -474,12 +545,16 @@ class Problem:
     @property
     def m_prime(self) -> int:
         """Padded total ``m' = p * max_i m_i`` (gatherv paper, Guideline (2))."""
-        return self.p * self.block
+        return sum(self.block_counts()) if self.q else self.p * self.block
 
     def block_counts(self) -> tuple[int, ...]:
-        """Counts per process as the collective sees them (padded if it is regular)."""
+        """Counts per process as the collective sees them (padded if it is regular; for
+        two groups each group's own largest block)."""
         if collective_info(self.collective).irregular:
             return self.counts
+        if self.q:
+            a, b = max(self.counts[:self.p]), max(self.counts[self.p:])
+            return (a,) * self.p + (b,) * self.q
         return (self.block,) * self.p
 
     def nbytes(self, i: int) -> int:
@@ -488,22 +563,28 @@ class Problem:
 
     def label(self) -> str:
         """Short human-readable description for plots and reports."""
+        if self.q:
+            return (f"{self.collective} groups={self.p},{self.q} {self.distribution} "
+                    f"b={self.b},{self.b_b}")
         return f"{self.collective} p={self.p} root={self.root} {self.distribution} b={self.b}"
 
     def to_dict(self) -> dict:
         """JSON-able description (used to ship a problem to MPI ranks)."""
-        return {
+        d = {
             "collective": self.collective, "p": self.p, "root": self.root,
             "counts": list(self.counts), "datatype": self.datatype, "op": self.op,
             "distribution": self.distribution, "b": self.b, "seed": self.seed,
         }
+        if self.q:
+            d.update(q=self.q, b_b=self.b_b)
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "Problem":
         """Inverse of :meth:`to_dict`."""
         return cls(**{k: d[k] for k in (
-            "collective", "p", "root", "counts", "datatype", "op", "distribution", "b", "seed"
-        ) if k in d})
+            "collective", "p", "root", "counts", "datatype", "op", "distribution", "b", "seed",
+            "q", "b_b") if k in d})
 
 
 def make_problem(
@@ -515,8 +596,18 @@ def make_problem(
     seed: int = 0,
     datatype: str = "int",
     op: str = "sum",
+    q: int | None = None,
+    b_b: int | None = None,
 ) -> Problem:
     """Build a :class:`Problem` from a named distribution.
+
+    With `q`, an intergroup problem (Allgather, Allgatherv): group A of `p` processes with
+    blocks from (`distribution`, `b`), group B of `q` with (`distribution`, `b_b`, default
+    `b`), as in the intergroup paper's settings (e.g. ``k_A = 4 k_B``).
+
+    >>> pr = make_problem("allgatherv", 3, "arithmetic", 10, q=2, b_b=5)
+    >>> pr.counts, pr.size, pr.group_counts(1)
+    ((0, 10, 20, 0, 5), 5, (0, 5))
 
     Parameters
     ----------
@@ -550,8 +641,14 @@ def make_problem(
     if root is None:
         root = p // 2 if info.rooted else 0
     counts = distribution_counts(dist, p, b, seed)
+    if q:
+        q = check_int("size q of group B", q, lo=1)
+        b_b = b if b_b is None else check_int("block size b of group B", b_b, lo=0)
+        counts = np.concatenate([counts, distribution_counts(dist, q, b_b, seed + 1)])
+    else:
+        q, b_b = 0, None
     return Problem(
         collective=info.name, p=p, root=root, counts=tuple(counts.tolist()),
-        datatype=datatype, op=op, distribution=dist, b=b, seed=seed,
+        datatype=datatype, op=op, distribution=dist, b=b, seed=seed, q=q, b_b=b_b,
     )
 

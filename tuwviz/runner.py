@@ -136,6 +136,8 @@ def make_buffers(problem: Problem, rank: int, data_seed: int = 0, data: str = "s
         If a count, a displacement or a buffer size cannot be represented (MPI's ints),
         before anything is allocated.
     """
+    if problem.inter:
+        return _inter_buffers(problem, rank, data_seed, data)
     name, p, root = problem.collective, problem.p, problem.root
     counts = _check_sizes(problem)
     blk, mine, total = problem.block, int(counts[rank]), int(counts.sum())
@@ -171,6 +173,21 @@ def make_buffers(problem: Problem, rank: int, data_seed: int = 0, data: str = "s
     raise ValueError(f"no buffer layout for collective {name!r}")
 
 
+def _inter_buffers(problem: Problem, rank: int, data_seed: int, data: str) -> Buffers:
+    """Buffers of process `rank` (0..p+q-1) of an intergroup problem: its own block, and
+    the other group's blocks in their rank order (MPI_Allgather(v) on an inter-communicator)."""
+    counts = _check_sizes(problem)
+    g, _ = problem.group(rank)
+    remote = counts[problem.p:] if g == 0 else counts[:problem.p]
+    mine, total = int(counts[rank]), int(remote.sum())
+    send = _data(problem, rank, mine, data_seed, data)
+    if problem.collective == "allgather":
+        return Buffers(send, _empty(problem, total), sendcount=mine,
+                       recvcount=int(remote[0]) if len(remote) else 0)
+    return Buffers(send, _empty(problem, total), sendcount=mine, recvcounts=remote,
+                   rdispls=_prefix(remote))
+
+
 # Irregular collectives: which own count each rank passes, and which vector it must match.
 _SENDS_OWN_COUNT = ("gatherv", "allgatherv")  # sendcount vs recvcounts[rank]
 _RECVS_OWN_COUNT = ("scatterv",)              # recvcount vs sendcounts[rank]
@@ -191,6 +208,9 @@ def check_counts(comm, problem: Problem, buf: Buffers) -> None:
         Naming the first rank whose count is negative or differs, and both counts.
     """
     name = problem.collective
+    if problem.inter:
+        _check_inter_counts(comm, problem, buf)
+        return
     if name in _SENDS_OWN_COUNT:
         own, mine, theirs = buf.sendcount, "sendcount", "recvcounts"
         vector = buf.recvcounts
@@ -210,6 +230,31 @@ def check_counts(comm, problem: Problem, buf: Buffers) -> None:
             raise RankFailure(
                 f"{name}: counts disagree: rank {r} passes {mine} {c}, but {who} has "
                 f"{theirs}[{r}] = {e}", rank=r)
+
+
+def _check_inter_counts(comm, problem: Problem, buf: Buffers) -> None:
+    """check_counts for two groups (`comm` joins both): every process's own count must be
+    what the other group's first process has for it (recvcounts, or recvcount for
+    Allgather)."""
+    p = problem.p
+    owns = comm.allgather(int(buf.sendcount))
+    firsts = comm.allgather(
+        [int(c) for c in buf.recvcounts] if buf.recvcounts is not None else [buf.recvcount])
+    for r, own in enumerate(owns):
+        g, local = problem.group(r)
+        ref_rank = p if g == 0 else 0  # the other group's first process
+        ref = firsts[ref_rank]
+        expected = ref[local] if buf.recvcounts is not None else ref[0]
+        what = "recvcounts" if buf.recvcounts is not None else "recvcount"
+        if own < 0:
+            raise RankFailure(f"{problem.collective}: rank {r} passes a negative sendcount {own}",
+                              rank=r)
+        if own != expected:
+            raise RankFailure(
+                f"{problem.collective}: counts disagree: rank {r} (group {'AB'[g]}) passes "
+                f"sendcount {own}, but rank {ref_rank} of the other group has "
+                f"{what}{f'[{local}]' if buf.recvcounts is not None else ''} = {expected}",
+                rank=r)
 
 
 def _ptr(a: np.ndarray | None):
@@ -240,18 +285,25 @@ def _check(rc: int, what: str, rank: int, lib=None) -> None:
 
 def _validate(problem: Problem, algorithm: kernels.Algorithm) -> None:
     algorithm.check_problem(problem.p, problem.op)  # the table row's restrictions
+    kind = "inter" if problem.inter else "intra"
+    if not algorithm.serves(kind):
+        need = "two groups (--groups P,Q)" if algorithm.comm == "inter" else "one group"
+        raise ValueError(f"{algorithm.collective}/{algorithm.name} runs on {need}; "
+                         f"{problem.label()} is {'two groups' if problem.inter else 'one group'}")
 
 
 def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, data_seed: int = 0,
-               params: dict | None = None, data: str = "small"):
-    """Run `algorithm` once on `comm` (size ``problem.p``); return (buffers, trace events).
+               params: dict | None = None, data: str = "small", index: int | None = None):
+    """Run `algorithm` once on `comm` (size ``problem.p``, or for two groups the
+    inter-communicator of ``p`` and ``q``); return (buffers, trace events).
 
     Trace events are this rank's recorded messages as a list of dicts (empty unless
     `trace`).  `params` are the algorithm's tuning parameters (:mod:`tuwviz.params`).
+    `index` is this process's place in the problem (0..p+q-1; default ``comm.rank``).
     """
     lib = kernels.load()
     alg = kernels.find_algorithm(problem.collective, algorithm)
-    buf = make_buffers(problem, comm.rank, data_seed, data)
+    buf = make_buffers(problem, comm.rank if index is None else index, data_seed, data)
     args = _args(problem, buf)
     tuning.apply(lib, params)
     if trace:
@@ -272,9 +324,22 @@ def _events(lib) -> list[dict]:
     n = lib.tuw_trace_copy(arr, n)
     return [
         {"rank": e.rank, "peer": e.peer, "dir": kernels.TRACE_DIRS[e.dir], "tag": e.tag,
-         "bytes": e.bytes, "t_start": e.t_start, "t_end": e.t_end}
+         "bytes": e.bytes, "t_start": e.t_start, "t_end": e.t_end, "remote": bool(e.remote)}
         for e in arr[:n]
     ]
+
+
+def _global_events(problem: Problem, index: int, events: list[dict]) -> list[dict]:
+    """Events of process `index` of a two-group problem with ranks as places in the problem
+    (a_i = i, b_j = p + j), keeping the group and the local ranks the kernel saw."""
+    g, _ = problem.group(index)
+    offset = (0, problem.p)
+    out = []
+    for e in events:
+        pg = 1 - g if e["remote"] else g
+        out.append({**e, "group": "AB"[g], "local_rank": e["rank"], "peer_group": "AB"[pg],
+                    "local_peer": e["peer"], "rank": index, "peer": offset[pg] + e["peer"]})
+    return out
 
 
 def _agree(comm, error: str | None) -> None:
@@ -286,15 +351,17 @@ def _agree(comm, error: str | None) -> None:
         raise RankFailure(f"rank {r} failed: {e}", rank=r)
 
 
-def _reference(comm, problem: Problem, data_seed: int, data: str = "small") -> Buffers:
-    """The library's own collective, called through mpi4py on the same input.
+def _reference(comm, problem: Problem, data_seed: int, data: str = "small",
+               index: int | None = None) -> Buffers:
+    """The library's own collective, called through mpi4py on the same input (on two
+    groups the library's intergroup collective, `comm` the inter-communicator).
 
     Independent of tuwviz's C registry and argument marshalling, so even ``native``
     (the same MPI function reached through ``tuw_invoke``) is checked against something.
     """
     from mpi4py import MPI
 
-    b = make_buffers(problem, comm.rank, data_seed, data)
+    b = make_buffers(problem, comm.rank if index is None else index, data_seed, data)
     t = {"byte": MPI.BYTE, "int": MPI.INT, "double": MPI.DOUBLE}[problem.datatype]
     op = _mpi4py_op(problem.op)
     root, name = problem.root, problem.collective
@@ -355,9 +422,15 @@ def _blocks(problem: Problem, rank: int, buf: Buffers) -> list[tuple[int | None,
     """The receive buffer of `rank` as blocks: (whose block, first element, count).
 
     Whose: the rank the block comes from (gather-like), goes to (scatter-like, and a
-    rank's part of a reduce_scatter), or None for a reduction's whole result.
+    rank's part of a reduce_scatter), or None for a reduction's whole result.  For two
+    groups the other group's processes, named by their place (b_j is p + j).
     """
     name, p = problem.collective, problem.p
+    if problem.inter:
+        first = problem.p if problem.group(rank)[0] == 0 else 0
+        counts = problem.group_counts(1 - problem.group(rank)[0])
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]) if counts else []
+        return [(first + j, int(starts[j]), int(c)) for j, c in enumerate(counts)]
     if name in ("gatherv", "allgatherv"):
         return [(i, int(buf.rdispls[i]), int(buf.recvcounts[i])) for i in range(p)]
     if name in ("gather", "allgather"):
@@ -406,20 +479,23 @@ def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers,
 
 
 def _verify(comm, problem: Problem, algorithm: str, data_seed: int, params: dict,
-            data: str = "small") -> dict:
-    ref = _reference(comm, problem, data_seed, data)
-    got, _ = run_kernel(comm, problem, algorithm, data_seed=data_seed, params=params, data=data)
+            data: str = "small", kcomm=None) -> dict:
+    kcomm = comm if kcomm is None else kcomm  # the kernel's: an inter-communicator for two groups
+    ref = _reference(kcomm, problem, data_seed, data, index=comm.rank)
+    got, _ = run_kernel(kcomm, problem, algorithm, data_seed=data_seed, params=params, data=data,
+                        index=comm.rank)
     mismatch = _mismatch(problem, comm.rank, ref, got, data) if ref.has_output else None
     found = [m for m in comm.gather(mismatch, root=0) or [] if m]
     return {"ok": not found, "mismatches": found}
 
 
-def _measure(comm, problem: Problem, algorithm: str, case: dict) -> dict | None:
+def _measure(comm, problem: Problem, algorithm: str, case: dict, kcomm=None) -> dict | None:
     from mpi4py import MPI
 
     lib = kernels.load()
     alg = kernels.find_algorithm(problem.collective, algorithm)
     buf = make_buffers(problem, comm.rank, case.get("data_seed", 0))
+    kcomm = comm if kcomm is None else kcomm
     args = _args(problem, buf)
     reps, warmup = int(case.get("reps", 75)), int(case.get("warmup", 10))
     times = np.zeros(reps, dtype=np.float64)
@@ -428,7 +504,7 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict) -> dict | None:
     tuning.apply(lib, case.get("params"))
     try:
         with watch.inside():
-            rc = lib.tuw_time(alg.index, ctypes.byref(args), kernels.comm_handle(comm), warmup,
+            rc = lib.tuw_time(alg.index, ctypes.byref(args), kernels.comm_handle(kcomm), warmup,
                               reps, max_time or float(case.get("time_limit") or 0.0),
                               times.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
                               ctypes.byref(done))
@@ -456,10 +532,28 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict) -> dict | None:
     return result
 
 
-def _trace(comm, problem: Problem, algorithm: str, data_seed: int, params: dict) -> list | None:
-    _, events = run_kernel(comm, problem, algorithm, trace=True, data_seed=data_seed,
-                           params=params)
+def _trace(comm, problem: Problem, algorithm: str, data_seed: int, params: dict,
+           kcomm=None) -> list | None:
+    _, events = run_kernel(comm if kcomm is None else kcomm, problem, algorithm, trace=True,
+                           data_seed=data_seed, params=params, index=comm.rank)
+    if problem.inter:
+        events = _global_events(problem, comm.rank, events)
     return comm.gather(events, root=0)
+
+
+_intercomms: dict[tuple[int, int], object] = {}
+
+
+def _intercomm(comm, p: int):
+    """The inter-communicator joining ranks 0..p-1 (group A) and the rest of `comm` (group
+    B); cached per (size, p), collective over `comm`."""
+    key = (comm.size, p)
+    if key not in _intercomms:
+        a = comm.rank < p
+        local = comm.Split(0 if a else 1, comm.rank)
+        _intercomms[key] = local.Create_intercomm(0, comm, p if a else 0, tag=4242)
+        local.Free()
+    return _intercomms[key]
 
 
 _subcomms: dict[int, object] = {}
@@ -493,12 +587,15 @@ def run_case(world, case: dict):
     """
     problem = Problem.from_dict(case["problem"])
     algorithm, mode = case["algorithm"], case["mode"]
-    comm = _subcomm(world, problem.p)
+    comm = _subcomm(world, problem.size)
     if comm is None:
         return None
+    kcomm = _intercomm(comm, problem.p) if problem.inter else comm
     error, params = None, {}
     try:  # purely local preparation; failures are shared before anyone communicates
         _validate(problem, kernels.find_algorithm(problem.collective, algorithm))
+        if case.get("types", "same") != "same" and problem.inter:
+            raise ValueError("datatype pairs are not run on two groups")
         params = tuning.check_params(problem.collective, algorithm, case.get("params"), problem.p)
         buf = make_buffers(problem, comm.rank, case.get("data_seed", 0))
     except Exception as exc:  # noqa: BLE001 - reported to all ranks, then re-raised
@@ -523,11 +620,11 @@ def run_case(world, case: dict):
     check_counts(comm, problem, buf)
     if mode == "verify":
         return _verify(comm, problem, algorithm, case.get("data_seed", 0), params,
-                       case.get("data", "small"))
+                       case.get("data", "small"), kcomm)
     if mode == "measure":
-        return _measure(comm, problem, algorithm, {**case, "params": params})
+        return _measure(comm, problem, algorithm, {**case, "params": params}, kcomm)
     if mode == "trace":
-        return _trace(comm, problem, algorithm, case.get("data_seed", 0), params)
+        return _trace(comm, problem, algorithm, case.get("data_seed", 0), params, kcomm)
     raise ValueError(f"unknown mode {mode!r}; valid modes: verify, measure, trace")
 
 

@@ -18,7 +18,8 @@ from typing import Callable, Iterable
 from .collectives import collective
 from .problems import check_int, normalize_distribution
 
-__all__ = ["Backend", "MAX_CASES", "MAX_LIST_VALUES", "check_int", "int_values", "parse_int_list", "parse_names",
+__all__ = ["Backend", "MAX_CASES", "MAX_LIST_VALUES", "check_int", "int_values", "parse_groups",
+           "parse_int_list", "parse_names",
            "roots_for", "run_metadata"]
 
 Backend = Callable[[int, list, Callable], list]
@@ -128,6 +129,56 @@ def parse_names(text: str | Iterable[str] | None) -> list[str] | None:
             raise ValueError(f"expected names (strings), got {s!r}")
     items = [s.strip() for s in items if s.strip()]
     return None if items in ([], ["all"]) else items
+
+
+def parse_groups(groups) -> list[tuple[int, int]]:
+    """Two-group sizes ``(p, q)`` from ``"5,2"``, ``["5,2", "3,4"]`` or ``[(5, 2)]``.
+
+    Each group has at least one process, and both together at most
+    :data:`tuwviz.launch.MAX_RANKS`.
+
+    Raises
+    ------
+    ValueError
+        For an empty selection, a pair that is not two integers, or sizes out of range.
+
+    Examples
+    --------
+    >>> parse_groups("5,2"), parse_groups(["5,2", (3, 4)])
+    ([(5, 2)], [(5, 2), (3, 4)])
+    >>> parse_groups(["5"])
+    Traceback (most recent call last):
+    ...
+    ValueError: groups '5' is not two sizes P,Q (e.g. 5,2: group A of 5 processes, B of 2)
+    """
+    from .launch import MAX_RANKS
+
+    if isinstance(groups, str):
+        groups = [groups]
+    out = []
+    for g in groups:
+        parts = g.split(",") if isinstance(g, str) else list(g)
+        if len(parts) != 2:
+            raise ValueError(f"groups {g!r} is not two sizes P,Q (e.g. 5,2: group A of 5 "
+                             f"processes, B of 2)")
+        p = check_int("size p of group A", _as_int(parts[0]), lo=1)
+        q = check_int("size q of group B", _as_int(parts[1]), lo=1)
+        if p + q > MAX_RANKS:
+            raise ValueError(f"groups {p},{q} need {p + q} ranks, more than {MAX_RANKS} (the "
+                             f"limit of this machine; set TUWVIZ_MAX_RANKS to raise it)")
+        out.append((p, q))
+    if not out:
+        raise ValueError("empty selection: no groups given")
+    return out
+
+
+def _as_int(x):
+    if isinstance(x, str):
+        try:
+            return int(x.strip())
+        except ValueError:
+            raise ValueError(f"group size must be an integer, got {x.strip()!r}") from None
+    return x
 
 
 def distributions(names: Iterable[str] | None, collective_name: str | None = None) -> list[str]:

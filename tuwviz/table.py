@@ -74,8 +74,9 @@ RESTRICTIONS = {
     "commutative": "needs a commutative operator",
     "power_of_two": "needs p a power of two",
 }
-#: Communicator kinds (inter comes with the intergroup collectives).
-COMM_KINDS = ("intra",)
+#: Communicator kinds: one group (an intra-communicator), two groups (an
+#: inter-communicator), or either (the MPI library's collectives that serve both).
+COMM_KINDS = ("intra", "inter", "any")
 #: Tuning-parameter types and the C setter each implies.
 PARAM_TYPES = {
     "int": "void f(long long)",
@@ -318,7 +319,7 @@ class Row:
     ----------
     collective, name, function, description : str
     comm : str
-        Communicator kind (:data:`COMM_KINDS`).
+        Communicator kind (:data:`COMM_KINDS`): ``intra``, ``inter`` or ``any``.
     library : bool
         True for the MPI library's own collective (``native``).
     restrictions : tuple of str
@@ -359,6 +360,15 @@ class Row:
         """The C registry's flag bits (``TUW_NEEDS_COMMUTATIVE``, ``TUW_IS_LIBRARY``, ...)."""
         f = sum(FLAGS[r] for r in self.restrictions)
         return f | (FLAGS["library"] if self.library else 0) | (FLAGS["in_place"] if self.in_place else 0)
+
+    def serves(self, kind: str) -> bool:
+        """True if the algorithm runs on communicators of `kind` (``"intra"``/``"inter"``).
+
+        >>> t = load_table()
+        >>> t.find("allgather", "native").serves("inter"), t.find("allgather", "segmented").serves("intra")
+        (True, False)
+        """
+        return self.comm in (kind, "any")
 
     @property
     def needs_commutative(self) -> bool:

@@ -41,6 +41,11 @@ def trace(problems: Iterable[Problem], algorithm: str, params: dict | None = Non
     stall_limit : float, optional
         Seconds without progress before a hung kernel is stopped (mpiexec only).
 
+    For a two-group problem (``q > 0``) events name processes by their place in the
+    problem (a_i is ``i``, b_j is ``p + j``) in ``rank`` and ``peer``, and keep what the
+    kernel saw: ``group`` and ``peer_group`` (``"A"``, ``"B"``), ``local_rank`` and
+    ``local_peer``, and ``remote`` (sent over the inter-communicator).
+
     Raises
     ------
     RankFailure
@@ -58,6 +63,6 @@ def trace(problems: Iterable[Problem], algorithm: str, params: dict | None = Non
     def on_result(i, case, events):
         found[i] = events
 
-    nranks = max(pr.p for pr in problems)
+    nranks = max(pr.size for pr in problems)  # p, or p + q for two groups
     (backend or mpiexec_backend(stall_limit))(nranks, cases, on_result)
     return [found[i] for i in range(len(cases))]

@@ -37,10 +37,11 @@ from .collectives import COLLECTIVES, collective
 from .launch import check_ranks, mpiexec_backend
 from .params import label, verify_variants
 from .launch import MAX_RANKS
-from .problems import (COMMUTATIVE_OPS, DATATYPES, MAX_COUNT, REDUCTION_TYPES, check_buffer, check_int,
+from .problems import (COMMUTATIVE_OPS, DATATYPES, MAX_COUNT, REDUCTION_TYPES, case_ranks,
+                       INTERGROUP_COLLECTIVES, PAPER_DISTRIBUTIONS, check_buffer, check_int,
                        make_problem, parse_reduction_types)
 from .report import ranges
-from .sweep import MAX_CASES, Backend, distributions, int_values, parse_names, roots_for
+from .sweep import MAX_CASES, Backend, distributions, int_values, parse_groups, parse_names, roots_for
 from .typepairs import PAIRS, check_pairs, pairs_for
 
 #: What the message of a too-large p says to raise the limit.
@@ -55,17 +56,25 @@ __all__ = ["VerifyReport", "run_verify", "verify", "verify_case", "verify_cases"
 DEFAULT_B = (0, 1, 17)
 
 
-def _selected(collectives, algorithms) -> list[tuple[str, str]]:
-    """(collective, algorithm) pairs to verify; unknown names raise with the valid ones."""
+def _selected(collectives, algorithms, kind: str = "intra") -> list[tuple[str, str]]:
+    """(collective, algorithm) pairs to verify on communicators of `kind` ("intra" or
+    "inter"); unknown names raise with the valid ones."""
     colls = [collective(c).name for c in collectives] if collectives else list(COLLECTIVES)
     pairs = []
     for c in colls:
-        registered = [a.name for a in kernels.algorithms(c)]
+        registered = [a.name for a in kernels.algorithms(c) if a.serves(kind)]
         wanted = registered if algorithms is None else [a for a in algorithms if a in registered]
         pairs.extend((c, a) for a in wanted)
     if algorithms:
-        everywhere = {a for c in colls for a in (x.name for x in kernels.algorithms(c))}
+        everywhere = {a for c in colls for a in (x.name for x in kernels.algorithms(c))
+                      if kernels.find_algorithm(c, a).serves(kind)}
         unknown = [a for a in algorithms if a not in everywhere]
+        other = {a for c in colls for a in (x.name for x in kernels.algorithms(c))} - everywhere
+        if unknown and unknown[0] in other:
+            need = "two groups (--groups P,Q)" if kind == "intra" else "one group (--np)"
+            raise ValueError(f"algorithm {unknown[0]!r} runs on {need}; for "
+                             f"{', '.join(colls)} on {'one group' if kind == 'intra' else 'two groups'}"
+                             f" the algorithms are: {', '.join(sorted(everywhere))}")
         if unknown:
             raise ValueError(
                 f"unknown algorithm {unknown[0]!r} for {', '.join(colls)}; valid algorithms: "
@@ -84,6 +93,7 @@ def verify_cases(
     seed: int = 0,
     types: Iterable[str] | None = None,
     ops: Iterable[str] | None = None,
+    groups=None,
 ) -> list[dict]:
     """The cases a verification sweep runs (see :func:`verify` for the parameters).
 
@@ -92,6 +102,8 @@ def verify_cases(
     """
     collectives = parse_names(collectives)  # a single name is one collective
     algorithms = parse_names(algorithms)
+    if groups is not None:
+        return _inter_cases(collectives, algorithms, groups, dists, bs, roots, seed, types, ops)
     ps = sorted(set(int_values("ps", ps, lo=1)))
     bs = int_values("bs", bs, lo=0, hi=MAX_COUNT)
     if roots is not None:
@@ -166,6 +178,46 @@ def verify_cases(
     return cases
 
 
+def _inter_cases(collectives, algorithms, groups, dists, bs, roots, seed, types, ops) -> list[dict]:
+    """Two-group cases: every (p, q), algorithm, distribution (default: the intergroup
+    paper's, :data:`~tuwviz.problems.PAPER_DISTRIBUTIONS` ``"intergroup"``) and b, with
+    B's blocks as large as A's, larger (2b + 3) and smaller (A's 2b + 3)."""
+    groups = parse_groups(groups)
+    bs = int_values("bs", bs, lo=0, hi=MAX_COUNT)
+    seed = check_int("seed", seed, lo=0)
+    colls = [collective(c).name for c in collectives] if collectives else list(INTERGROUP_COLLECTIVES)
+    bad = [c for c in colls if c not in INTERGROUP_COLLECTIVES]
+    if bad:
+        raise ValueError(f"two groups (--groups) are for {', '.join(INTERGROUP_COLLECTIVES)} "
+                         f"on an inter-communicator, not {', '.join(bad)}")
+    if roots is not None:
+        raise ValueError(f"{', '.join(colls)} has no root; leave out roots (--roots)")
+    if types is not None and set(check_pairs(parse_names(types)) or []) - {"same"}:
+        raise ValueError("datatype pairs are not run on two groups; leave out --types "
+                         "(or give --types same)")
+    if ops is not None:
+        raise ValueError("--ops is for the reductions; two groups run allgather and allgatherv")
+    pairs = _selected(colls, algorithms, "inter")
+    if not pairs:
+        raise ValueError("empty selection: no algorithm to verify")
+    dlist = distributions(dists) if dists is not None else list(PAPER_DISTRIBUTIONS["intergroup"])
+    if not dlist:
+        raise ValueError("empty selection: no distribution given")
+    cases = []
+    for p, q in groups:
+        for coll, alg in pairs:
+            for dist in dlist:
+                for b in bs:
+                    for ba, bb in sorted({(b, b), (b, 2 * b + 3), (2 * b + 3, b)}):
+                        pr = make_problem(coll, p, dist, ba, seed=seed, q=q, b_b=bb)
+                        check_buffer(pr)
+                        if len(cases) >= MAX_CASES:
+                            raise ValueError(f"more than {MAX_CASES:,} cases: choose fewer "
+                                             f"groups, b, distributions or algorithms")
+                        cases.append(verify_case(pr, alg, seed))
+    return cases
+
+
 def verify_case(problem, algorithm: str, seed: int = 0, params: dict | None = None,
                 types: str = "same", data: str = "small") -> dict:
     """One verification case (see :mod:`tuwviz.runner`): `algorithm` on `problem` against
@@ -231,6 +283,9 @@ class VerifyReport:
             passed = sum(r["ok"] for r in rs)
             rows.append({"collective": c, "algorithm": a, "cases": len(rs), "passed": passed,
                          "failed": len(rs) - passed, "p": f"{ps[0]}-{ps[-1]}"})
+            qs = sorted({r["q"] for r in rs if r.get("q")})
+            if qs:  # two groups: the sizes of B too
+                rows[-1]["q"] = f"{qs[0]}-{qs[-1]}"
         return rows
 
     def failure_groups(self) -> list[dict]:
@@ -413,6 +468,7 @@ def verify(
     stall_limit: float | None = None,
     types: Iterable[str] | None = None,
     ops: Iterable[str] | None = None,
+    groups=None,
 ) -> VerifyReport:
     """Compare kernels with the MPI library's collectives on real MPI ranks.
 
@@ -443,6 +499,10 @@ def verify(
     types : str or iterable of str, optional
         Datatype pairs (:data:`tuwviz.typepairs.PAIRS`; default: every pair that applies
         to the collective).  ``"same"`` alone is the sweep with one datatype.
+    groups : str or iterable, optional
+        Two-group sizes (``"5,2"`` or ``[(5, 2), (2, 5)]``): Allgather and Allgatherv on an
+        inter-communicator of group A (p processes) and B (q), against the library's
+        intergroup collective (:func:`parse_groups`); `ps` is then not used.
     ops : str or iterable of str, optional
         ``"datatype:op[:data]"`` the reductions run with (default
         :data:`tuwviz.problems.REDUCTION_TYPES`: sum, max, min on int and double, bor on
@@ -465,10 +525,11 @@ def verify(
         the rank ended and its last output; the exception's ``report`` attribute is the
         :class:`VerifyReport` of the cases finished before it (``aborted`` set).
     """
-    if backend is None:  # before building cases: range(1, 10**7) fails at once
+    if backend is None and groups is None:  # before building cases: range(1, 10**7) fails at once
         check_ranks(max(int_values("ps", ps, lo=1, hi=MAX_RANKS, hint=RANKS_HINT)))
+    cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed, types, ops, groups)
+    if backend is None:
         backend = mpiexec_backend(stall_limit)
-    cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed, types, ops)
     return run_verify(cases, backend, progress)
 
 
@@ -484,7 +545,7 @@ def run_verify(cases: list[dict], backend: Backend | None = None, progress: bool
     if not cases:
         raise ValueError("empty selection: nothing to verify")
     if backend is None:
-        check_ranks(max(c["problem"]["p"] for c in cases))
+        check_ranks(max(case_ranks(c["problem"]) for c in cases))
         backend = mpiexec_backend(stall_limit)
     report = VerifyReport()
     from tqdm.auto import tqdm
@@ -500,10 +561,12 @@ def run_verify(cases: list[dict], backend: Backend | None = None, progress: bool
             "types": case.get("types", "same"), "datatype": pr.get("datatype", "int"),
             "op": pr.get("op", "sum"), "data": case.get("data", "small"), **result,
         })
+        if pr.get("q"):
+            report.results[-1].update(q=pr["q"], b_b=pr.get("b_b"))
         bar.update()
 
     try:
-        backend(max(c["problem"]["p"] for c in cases), cases, on_result)
+        backend(max(case_ranks(c["problem"]) for c in cases), cases, on_result)
     except TuwvizError as exc:
         # the cases finished before it stay available: the CLI prints them, a notebook
         # finds them on the exception

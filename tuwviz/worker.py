@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     from mpi4py import MPI
 
     from . import watch
+    from .problems import case_ranks
     from .runner import rank_info, run_case
 
     world = MPI.COMM_WORLD
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         ranks = world.gather(rank_info(world), root=0)
         if world.rank == 0:
             emit("hello", ranks=ranks)
-        sizes = [case["problem"]["p"] for case in task["cases"]]
+        sizes = [case_ranks(case["problem"]) for case in task["cases"]]
         for i, case in enumerate(task["cases"]):
             if i and sizes[i] > sizes[i - 1]:  # ranks that sat out join: they waited asleep
                 quiet_barrier(world)

@@ -64,6 +64,8 @@ static int record(MPI_Comm comm, int peer, int dir, int tag, long long bytes, do
     tuw_event *e = &events[n_events];
     MPI_Comm_rank(comm, &e->rank);
     e->peer = peer;
+    e->remote = 0;
+    MPI_Comm_test_inter(comm, &e->remote);
     e->dir = dir;
     e->tag = tag;
     e->bytes = bytes;

@@ -186,6 +186,11 @@ int tuw_check_params(MPI_Comm comm)
     settings *all;
 
     tuw_clear_error();
+    int inter = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    /* an inter-communicator's collectives pair the groups: compare over both as one */
+    if (inter && (rc = tuw_inter_merged(comm, &comm)) != MPI_SUCCESS)
+        return rc;
     MPI_Comm_size(comm, &p);
     all = malloc((size_t)p * sizeof *all);
     /* every rank must join the allgather even without memory: agree on that first */

@@ -200,6 +200,38 @@ int tuw_allgatherv_begin(MPI_Comm comm, const void *sendbuf, int sendcount,
                          const int rdispls[], MPI_Datatype recvtype, int *rank, int *p,
                          MPI_Aint *extent);
 
+/* ---- intergroup kernels (kernels_c/common/intergroup.c) ------------------------------- */
+/* An inter-communicator as one process of it sees it.  The paper's group A is the larger
+ * one (p >= q); on a tie the one whose first process has the lower MPI_COMM_WORLD rank. */
+typedef struct {
+    MPI_Comm inter; /* the inter-communicator: ranks name the other group                */
+    MPI_Comm local; /* my group as an intra-communicator (cached on inter, freed with it)  */
+    int is_a;       /* 1 in group A                                                        */
+    int rank, size; /* my rank in my group, my group's size                                */
+    int remote;     /* the other group's size                                              */
+} tuw_inter_view;
+
+/* The start of every intergroup kernel: an error code of class MPI_ERR_COMM for an
+ * intra-communicator, else the view (collective over both groups the first time). */
+int tuw_inter_begin(MPI_Comm comm, tuw_inter_view *v);
+/* The start of every intergroup Allgather(v) kernel: tuw_inter_begin, then MPI_ERR_BUFFER
+ * for MPI_IN_PLACE (not meaningful on an inter-communicator) and MPI_ERR_COUNT for a
+ * negative sendcount. */
+int tuw_intergroup_begin(MPI_Comm comm, const void *sendbuf, int sendcount, void *recvbuf,
+                         tuw_inter_view *v);
+/* Both groups as one intra-communicator, A first (cached): for checks across the groups. */
+int tuw_inter_merged(MPI_Comm comm, MPI_Comm *merged);
+/* Broadcast along the binomial tree (topology.h) from root, whole message per edge, tag =
+ * round; through the traced wrappers. */
+int tuw_bcast_binomial(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+/* Sum and exclusive prefix sum of one count per process (Algorithm 2's Allreduce and
+ * Exscan): recursive doubling, tag 2^k, then the total broadcast from rank p-1. */
+int tuw_count_sums(long long mine, long long *total, long long *prefix, MPI_Comm comm);
+/* The intragroup Allgatherv the intergroup kernels run inside each group (in place). */
+TUW_PROTO(ALLGATHERV, TUW_Allgatherv_circulant);
+/* The local gather of the root-gathering Allgather. */
+TUW_PROTO(GATHER, TUW_Gather_binomial);
+
 /* ---- tree engines (kernels_c/common/tree.c) -------------------------------------------- */
 /* The most children a tree of topology.h gives one process (binomial 32, circulant 33). */
 #define TUW_TREE_MAX_CHILDREN 33
@@ -324,10 +356,11 @@ void tuw_clear_error(void);
 enum { TUW_DIR_SEND = 0, TUW_DIR_RECV = 1 };
 
 typedef struct {
-    int rank;      /* rank of the recording process in the kernel's communicator */
+    int rank;      /* rank of the recording process in the kernel's communicator (its group's) */
     int peer;      /* rank of the partner in the same communicator                */
     int dir;       /* TUW_DIR_SEND or TUW_DIR_RECV                                */
     int tag;       /* MPI tag; kernels use it for the round number               */
+    int remote;    /* 1: comm is an inter-communicator, peer a rank of the other group */
     long long bytes; /* bytes sent, or bytes actually received                  */
     double t_start;  /* MPI_Wtime when the operation was posted                  */
     double t_end;    /* MPI_Wtime when it completed                              */

@@ -89,6 +89,9 @@ def estimate_messages(collective: str, algorithm: str, problem: Problem, **param
     """
     p = problem.p
     key = (collective.lower(), algorithm)
+    if problem.inter:  # exchange, gathers and broadcasts, Allgathervs of log rounds
+        n = problem.size
+        return 2 * n * (max(n - 1, 1).bit_length() + 2)
     if key == ("allgatherv", "ring"):
         return p * (p - 1)
     if key == ("allgatherv", "pipelined"):
@@ -151,8 +154,9 @@ class _Schedules(Mapping):
 SCHEDULES: Mapping[str, dict[str, Callable[..., Schedule]]] = _Schedules()
 
 
-def algorithms(collective: str) -> list[str]:
-    """Names of the algorithms of `collective` that have a model schedule.
+def algorithms(collective: str, kind: str | None = "intra") -> list[str]:
+    """Names of the algorithms of `collective` that have a model schedule, on communicators
+    of `kind` (``"intra"``, one group, the default; ``"inter"``, two groups; None: both).
 
     Raises
     ------
@@ -162,14 +166,15 @@ def algorithms(collective: str) -> list[str]:
 
     Examples
     --------
-    >>> algorithms("gatherv")
-    ['linear', 'binomial', 'tuw', 'circulant']
+    >>> algorithms("gatherv"), algorithms("allgather", "inter")
+    (['linear', 'binomial', 'tuw', 'circulant'], ['root_gathering', 'segmented'])
     """
     key = collective.lower()
     if key not in SCHEDULES:
         valid = ", ".join(SCHEDULES)
         raise ValueError(f"no model for collective {collective!r}; models exist for: {valid}")
-    return list(SCHEDULES[key])
+    rows = [r for r in load_table().modelled() if r.collective == key]
+    return [r.name for r in rows if kind is None or r.serves(kind)]
 
 
 def schedule(collective: str, algorithm: str, problem: Problem, *,
@@ -214,7 +219,7 @@ def schedule(collective: str, algorithm: str, problem: Problem, *,
     ValueError: no model for algorithm 'foo' of gatherv; models exist for: linear, binomial, tuw, circulant
     """
     key = collective.lower()
-    names = algorithms(key)  # raises for a collective without models
+    names = algorithms(key, None)  # raises for a collective without models
     if algorithm not in names:
         raise ValueError(
             f"no model for algorithm {algorithm!r} of {key}; "
@@ -224,6 +229,13 @@ def schedule(collective: str, algorithm: str, problem: Problem, *,
         raise ValueError(f"problem is a {problem.collective} problem, not a {key} problem")
     if not isinstance(problem, Problem):
         raise ValueError(f"problem must be a tuwviz.problems.Problem, got {problem!r}")
+    from ..table import load_table
+
+    row = load_table().find(key, algorithm)
+    if not row.serves("inter" if problem.inter else "intra"):
+        raise ValueError(f"{key}/{algorithm} runs on "
+                         f"{'two groups' if row.comm == 'inter' else 'one group'}; "
+                         f"{problem.label()} is {'two groups' if problem.inter else 'one group'}")
     params = check_params(key, algorithm, params, problem.p)
     check_messages(key, algorithm, problem, max_messages, **params)
     with paused_gc():

@@ -316,8 +316,8 @@ which receives 1 message(s) of [8] bytes from it
         p = self.p
         if len(self.programs) != p:
             raise ScheduleError(f"{len(self.programs)} programs for p={p} ranks")
-        if self.problem is not None and self.problem.p != p:
-            raise ScheduleError(f"schedule has p={p} but its problem has p={self.problem.p}")
+        if self.problem is not None and self.problem.size != p:  # p + q for two groups
+            raise ScheduleError(f"schedule has p={p} but its problem has p={self.problem.size}")
         # Fast check with numpy (schedules reach millions of ops); on failure the slow,
         # per-op and per-pair checks below find the first culprit and describe it.
         if not self._looks_valid():

@@ -1,0 +1,61 @@
+/*
+ * allgatherv_root_gathering.c - intergroup Allgatherv as MPI libraries do it: the "root
+ * gathering algorithm" (Kang, Träff et al., ParCo 2019, Section 3.1; MPICH's
+ * remote-gather-local-bcast), the baseline the segmented Algorithm 2 is measured against.
+ *
+ * On an inter-communicator of groups A (p processes, blocks k_{A,i}) and B (q, k_{B,j}):
+ *   1. every a_i sends its block to b_0, which receives them in rank order straight into
+ *      recvbuf at rdispls (it knows A's counts: they are its recvcounts); b_0 then
+ *      broadcasts the whole of recvbuf in B (binomial tree, one message of an indexed
+ *      datatype over recvcounts and rdispls per edge);
+ *   2. then the same from B to a_0 and A.
+ * A is the larger group (on a tie, the one whose first process has the lower
+ * MPI_COMM_WORLD rank) and goes first, as the libraries do it sequentially.  Empty blocks
+ * are still sent (0-element messages), block-size oblivious as the libraries are.
+ * MPI_IN_PLACE is not meaningful on an inter-communicator.
+ *
+ * Cost (one-ported): b_0 receives K_A = sum_i k_{A,i} from p senders one after another:
+ * p alpha + K_A beta, then ceil(log2 q) (alpha + K_A beta); then the same for B's data in
+ * A.  Memory: none beyond an indexed datatype.
+ *
+ * Example, p = 3, q = 2: a_0, a_1, a_2 -> b_0, b_0 -> b_1 (all of A's), then b_0, b_1 ->
+ * a_0, a_0 -> a_2, a_0 -> a_1.
+ * Model: tuwviz/model/intergroup.py (allgatherv "root_gathering").
+ */
+#include "tuwviz.h"
+
+int TUW_Allgatherv_root_gathering(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm)
+{
+    tuw_inter_view v;
+    int rc = tuw_intergroup_begin(comm, sendbuf, sendcount, recvbuf, &v);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < v.remote; i++)
+        if (recvcounts[i] < 0)
+            return MPI_ERR_COUNT;
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(recvtype, &lb, &extent);
+    MPI_Datatype whole; /* all of the other group's blocks, where rdispls puts them */
+    rc = MPI_Type_indexed(v.remote, recvcounts, rdispls, recvtype, &whole);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_commit(&whole);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* phase 0: A's blocks to b_0 and B; phase 1: B's to a_0 and A */
+    for (int phase = 0; phase < 2 && rc == MPI_SUCCESS; phase++) {
+        int sending = phase == 0 ? v.is_a : !v.is_a;
+        if (sending)
+            rc = TUW_Send(sendbuf, sendcount, sendtype, 0, 1, comm);
+        else {
+            for (int i = 0; i < v.remote && rc == MPI_SUCCESS && v.rank == 0; i++)
+                rc = TUW_Recv((char *)recvbuf + (MPI_Aint)rdispls[i] * extent, recvcounts[i],
+                              recvtype, i, 1, comm, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS)
+                rc = tuw_bcast_binomial(recvbuf, 1, whole, 0, v.local);
+        }
+    }
+    MPI_Type_free(&whole);
+    return rc;
+}

@@ -1,0 +1,184 @@
+/*
+ * intergroup.c - the inter-communicator side of the intergroup kernels (Kang, Träff et al.,
+ * "Scalable algorithms for MPI intergroup Allgather and Allgatherv", ParCo 2019).
+ *
+ * An inter-communicator joins two disjoint groups; point-to-point ranks on it name the other
+ * group.  The algorithms also communicate inside each group, which needs the group as an
+ * intra-communicator: MPI has no call that returns it, so tuw_inter_begin builds it once
+ * (MPI_Intercomm_merge, then MPI_Comm_split) and caches it on the inter-communicator as an
+ * attribute, freed with it.  It also settles which group plays the paper's A (the larger,
+ * p >= q); on a tie the group whose first process has the lower rank in MPI_COMM_WORLD, so
+ * the model can say which one it is.
+ *
+ * The helpers below are what the intergroup kernels need inside a group, all through the
+ * traced wrappers: a binomial-tree broadcast (root gathering), and the sum and exclusive
+ * prefix sum of one count per process (Algorithm 2's Allreduce and Exscan).
+ */
+#include <stdlib.h>
+#include "tuwviz.h"
+#include "topology.h"
+
+typedef struct {
+    MPI_Comm merged, local;
+    int is_a;
+} inter_cache;
+
+static int keyval = MPI_KEYVAL_INVALID;
+
+static int free_cache(MPI_Comm comm, int key, void *value, void *extra)
+{
+    inter_cache *c = value;
+    (void)comm, (void)key, (void)extra;
+    MPI_Comm_free(&c->local);
+    MPI_Comm_free(&c->merged);
+    free(c);
+    return MPI_SUCCESS;
+}
+
+/* World rank of rank 0 of `group`, or INT_MAX if it is not in MPI_COMM_WORLD (spawned). */
+static int leader_world_rank(MPI_Group group)
+{
+    MPI_Group world;
+    int zero = 0, out = MPI_UNDEFINED;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_translate_ranks(group, 1, &zero, world, &out);
+    MPI_Group_free(&world);
+    return out == MPI_UNDEFINED ? INT_MAX : out;
+}
+
+static int build_cache(MPI_Comm comm, inter_cache **out)
+{
+    int rc, size, remote, rank;
+    MPI_Group mine, theirs;
+    inter_cache *c = malloc(sizeof *c);
+    if (!c)
+        return MPI_ERR_NO_MEM;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_remote_size(comm, &remote);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_group(comm, &mine);
+    MPI_Comm_remote_group(comm, &theirs);
+    int lm = leader_world_rank(mine), lt = leader_world_rank(theirs);
+    MPI_Group_free(&mine);
+    MPI_Group_free(&theirs);
+    /* every process of a group computes the same from the two groups alone */
+    c->is_a = size > remote || (size == remote && lm < lt);
+    rc = MPI_Intercomm_merge(comm, !c->is_a, &c->merged); /* A first */
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_split(c->merged, c->is_a ? 0 : 1, rank, &c->local);
+    if (rc != MPI_SUCCESS) {
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+static int cached(MPI_Comm comm, inter_cache **c)
+{
+    int rc, found = 0;
+    if (keyval == MPI_KEYVAL_INVALID &&
+        (rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_cache, &keyval, NULL)) !=
+            MPI_SUCCESS)
+        return rc;
+    if ((rc = MPI_Comm_get_attr(comm, keyval, c, &found)) != MPI_SUCCESS)
+        return rc;
+    if (found)
+        return MPI_SUCCESS;
+    if ((rc = build_cache(comm, c)) != MPI_SUCCESS)
+        return rc;
+    return MPI_Comm_set_attr(comm, keyval, *c);
+}
+
+int tuw_inter_merged(MPI_Comm comm, MPI_Comm *merged)
+{
+    inter_cache *c;
+    int rc = cached(comm, &c);
+    if (rc == MPI_SUCCESS)
+        *merged = c->merged;
+    return rc;
+}
+
+int tuw_inter_begin(MPI_Comm comm, tuw_inter_view *v)
+{
+    static int code = MPI_ERR_COMM;
+    int inter = 0, rc = MPI_Comm_test_inter(comm, &inter);
+    inter_cache *c;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!inter) {
+        if (code == MPI_ERR_COMM && MPI_Add_error_code(MPI_ERR_COMM, &code) == MPI_SUCCESS)
+            MPI_Add_error_string(code, "tuwviz: this kernel needs an inter-communicator "
+                                       "(it was given an intra-communicator)");
+        return code;
+    }
+    if ((rc = cached(comm, &c)) != MPI_SUCCESS)
+        return rc;
+    v->inter = comm;
+    v->local = c->local;
+    v->is_a = c->is_a;
+    MPI_Comm_rank(comm, &v->rank);
+    MPI_Comm_size(comm, &v->size);
+    MPI_Comm_remote_size(comm, &v->remote);
+    return MPI_SUCCESS;
+}
+
+int tuw_intergroup_begin(MPI_Comm comm, const void *sendbuf, int sendcount, void *recvbuf,
+                         tuw_inter_view *v)
+{
+    int rc = tuw_inter_begin(comm, v);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE) /* not meaningful (MPI) */
+        return MPI_ERR_BUFFER;
+    return sendcount < 0 ? MPI_ERR_COUNT : MPI_SUCCESS;
+}
+
+int tuw_bcast_binomial(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    int rank, p, rc = MPI_SUCCESS;
+    tuw_binomial_tree t;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    tuw_binomial_tree_create(p, rank, root, &t);
+    if (t.parent >= 0)
+        rc = TUW_Recv(buf, count, type, t.parent, t.round, comm, MPI_STATUS_IGNORE);
+    /* children from the largest subtree (latest round) down: the deepest path starts first */
+    for (int k = t.nchildren - 1; k >= 0 && rc == MPI_SUCCESS; k--)
+        rc = TUW_Send(buf, count, type, t.child[k].rank, t.child[k].round, comm);
+    return rc;
+}
+
+int tuw_count_sums(long long mine, long long *total, long long *prefix, MPI_Comm comm)
+{
+    int rank, p, rc = MPI_SUCCESS;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    /* recursive doubling: after round k, `part` is the sum of ranks rank - 2^(k+1) + 1 ..
+     * rank and `before` that of ranks rank - 2^(k+1) + 1 .. rank - 1 (clipped at 0); the
+     * exclusive prefix is `before`; the total is the last rank's part, sent back down. */
+    long long part = mine, before = 0, in;
+    for (int d = 1; d < p && rc == MPI_SUCCESS; d <<= 1) {
+        MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        int k = 0;
+        if (rank - d >= 0)
+            rc = TUW_Irecv(&in, 1, MPI_LONG_LONG, rank - d, d, comm, &req[k++]);
+        long long out = part;
+        if (rc == MPI_SUCCESS && rank + d < p)
+            rc = TUW_Isend(&out, 1, MPI_LONG_LONG, rank + d, d, comm, &req[k++]);
+        if (rc == MPI_SUCCESS)
+            rc = TUW_Waitall(k, req, MPI_STATUSES_IGNORE);
+        else
+            TUW_Abandon(k, req);
+        if (rc == MPI_SUCCESS && rank - d >= 0) {
+            part += in;
+            before += in;
+        }
+    }
+    *prefix = before;
+    *total = part; /* right at rank p-1; the others get it from there */
+    if (rc == MPI_SUCCESS && p > 1)
+        rc = tuw_bcast_binomial(total, 1, MPI_LONG_LONG, p - 1, comm);
+    return rc;
+}

@@ -1,0 +1,295 @@
+"""Intergroup Allgather and Allgatherv on inter-communicators (Kang, Träff et al., ParCo
+2019): the kernels against the library's intergroup collectives, the messages Algorithms 1
+and 2 and root gathering really send, and bad input."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from tuwviz.errors import RankFailure
+from tuwviz.model.topology import ig_part, ig_part_of, ig_recv_order
+from tuwviz.problems import make_problem
+from tuwviz.trace import trace
+from tuwviz.verify import verify, verify_cases
+
+from conftest import hang_guard
+
+INTER = {"allgather": ["native", "root_gathering", "segmented"],
+         "allgatherv": ["native", "root_gathering", "segmented"]}
+
+# Figure 1 (6, 2) and Figure 2 (8, 3) of the paper, both orders, single processes, a tie
+QUICK_GROUPS = ["1,1", "6,2", "2,6", "8,3", "3,3", "1,4"]
+
+
+def _full_groups():
+    out = set()
+    for n in range(2, 18):  # every total p + q up to 17
+        for q in {1, n // 4, n // 2, n - n // 2}:
+            if 1 <= q < n:
+                out |= {(n - q, q), (q, n - q)}
+    return sorted(out)
+
+
+@pytest.mark.parametrize("groups, bs", [
+    pytest.param(QUICK_GROUPS, (0, 17), id="quick"),
+    pytest.param(_full_groups(), (0, 1, 17), id="p+q<=17", marks=pytest.mark.full)])
+def test_every_intergroup_algorithm_equals_the_librarys(groups, bs):
+    report = verify(["allgather", "allgatherv"], groups=groups, bs=bs)
+    assert report.ok, report.table()
+    runs = Counter((r["collective"], r["algorithm"]) for r in report.results)
+    assert set(runs) == {(c, a) for c, algs in INTER.items() for a in algs}
+    # every group pair, distribution (regular, arithmetic, QiaoK's) and block-size ratio ran
+    per = len(groups) * 3 * len(bs) * 3  # B's b as A's, 2b+3, and A's 2b+3
+    assert set(runs.values()) == {per}
+    assert {(r["p"], r["q"]) for r in report.results} == {
+        tuple(map(int, g.split(","))) if isinstance(g, str) else g for g in groups}
+
+
+def _by_dir(events, rank, remote=True):
+    return [e for e in events[rank] if e["remote"] == remote]
+
+
+def test_algorithm_1_sends_figure_2s_messages():
+    # p = 8, q = 3 (Figure 2): s_0 = {a0..a2}, s_1 = {a3..a5}, s_2 = {a6, a7}; k_A = 5,
+    # k_B = 7 ints: b_j cuts its block into |s_j| segments (3 2 2, 3 2 2, 4 3)
+    pr = make_problem("allgather", 8, "regular", 5, q=3, b_b=7)
+    (ev,) = trace([pr], "segmented")
+    for i in range(8):
+        j = ig_part_of(8, 3, i)
+        first, n = ig_part(8, 3, j)
+        _, seg = ig_part(7, n, i - first)
+        sends, recvs = (
+            [(e["peer"], e["bytes"]) for e in _by_dir(ev, i) if e["dir"] == d] for d in ("send", "recv"))
+        assert sends == [(8 + j, 5 * 4)] and recvs == [(8 + j, seg * 4)], i
+        assert all(e["group"] == "A" and e["peer_group"] == "B" for e in _by_dir(ev, i))
+    for j in range(3):
+        first, n = ig_part(8, 3, j)
+        sends = [(e["peer"], e["bytes"]) for e in _by_dir(ev, 8 + j) if e["dir"] == "send"]
+        assert sends == [(first + i, ig_part(7, n, i)[1] * 4) for i in range(n)]
+        # then B gathers the blocks inside B, A the segments inside A: only local messages
+        local = _by_dir(ev, 8 + j, remote=False)
+        assert local and all(e["peer_group"] == "B" and 8 <= e["peer"] < 11 for e in local)
+        assert ev[8 + j][0]["local_rank"] == j
+
+
+def test_algorithm_2_receives_in_section_4_1s_order():
+    # blocks 3 1 4 1 5 2 in A (K_A = 16) go to q = 3 receivers in parts [0,6) [6,11) [11,16)
+    pr = make_problem("allgatherv", 6, "regular", 1, q=3, b_b=2)
+    pr = type(pr)(**{**pr.__dict__, "counts": (3, 1, 4, 1, 5, 2, 2, 2, 2), "meta": {}})
+    (ev,) = trace([pr], "segmented")
+    for k in range(3):
+        recvs = [e["peer"] for e in _by_dir(ev, 6 + k) if e["dir"] == "recv"]
+        assert recvs == ig_recv_order(6, [3, 1, 4, 1, 5, 2], 3, k)
+    assert [e["peer"] for e in _by_dir(ev, 6 + 1) if e["dir"] == "recv"] == [4, 3, 2]
+    # a_2 (elements 4..7) sends 2 to b_0, then 2 to b_1, in receiver order
+    assert [(e["peer"], e["bytes"]) for e in _by_dir(ev, 2) if e["dir"] == "send"] == \
+        [(6, 8), (7, 8)]
+    # every element of A reached exactly one process of B
+    got = sum(e["bytes"] for k in range(3) for e in _by_dir(ev, 6 + k) if e["dir"] == "recv")
+    assert got == 16 * 4
+
+
+def test_root_gathering_sends_everything_through_the_roots_one_direction_after_the_other():
+    pr = make_problem("allgather", 3, "regular", 4, q=2)
+    (ev,) = trace([pr], "root_gathering")
+    remote = sorted((e["rank"], e["peer"], e["bytes"]) for r in range(5) for e in _by_dir(ev, r)
+                    if e["dir"] == "send")
+    assert remote == [(0, 3, 3 * 16), (3, 0, 2 * 16)]  # a_0 -> b_0 (A's), b_0 -> a_0 (B's)
+    a0 = [(e["dir"], e["peer"]) for e in _by_dir(ev, 0)]
+    assert a0 == [("send", 3), ("recv", 3)]  # A's data goes first
+    pr = make_problem("allgatherv", 3, "arithmetic", 2, q=2)  # blocks 0 2 4 | 0 2
+    (ev,) = trace([pr], "root_gathering")
+    into_b0 = [(e["peer"], e["bytes"]) for e in _by_dir(ev, 3) if e["dir"] == "recv"]
+    assert into_b0 == [(0, 0), (1, 8), (2, 16)]  # every block, empty ones too, in rank order
+
+
+def test_the_larger_group_plays_a_whatever_its_place():
+    # groups 2,6: the paper's A (p >= q) is the second group here; Algorithm 1 cuts it
+    pr = make_problem("allgather", 2, "regular", 3, q=6)
+    (ev,) = trace([pr], "segmented")
+    assert [len([e for e in _by_dir(ev, r) if e["dir"] == "send"]) for r in range(2)] == [3, 3]
+    assert all(len([e for e in _by_dir(ev, r) if e["dir"] == "send"]) == 1 for r in range(2, 8))
+
+
+def test_counts_that_disagree_between_the_groups_fail_on_every_rank():
+    from tuwviz.launch import mpiexec_backend
+
+    pr = make_problem("allgatherv", 3, "regular", 4, q=2)
+    case = {**verify_cases(["allgatherv"], ["segmented"], groups="3,2", bs=[4], dists=["regular"])[0],
+            "problem": pr.to_dict(), "count_override": {"rank": 4, "count": 3}}
+    with pytest.raises(RankFailure, match=r"rank 4 \(group B\) passes sendcount 3, but rank 0 "
+                                          r"of the other group has recvcounts\[1\] = 4"):
+        mpiexec_backend()(5, [case], lambda *a: None)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--groups", "3,2", "--np", "4"], "give --np (one group) or --groups (two groups), not both"),
+    (["--groups", "3,2", "--collective", "gatherv"],
+     "two groups (--groups) are for allgather, allgatherv on an inter-communicator, not gatherv"),
+    (["--groups", "3"], "groups '3' is not two sizes P,Q"),
+    (["--groups", "3,0"], "size q of group B must be at least 1, got 0"),
+    (["--groups", "3,x"], "group size must be an integer, got 'x'"),
+    (["--groups", "60,10"], "groups 60,10 need 70 ranks, more than"),
+    (["--groups", "3,2", "--algorithms", "ring"], "algorithm 'ring' runs on one group (--np)"),
+    (["--np", "3", "--collective", "allgather", "--algorithms", "segmented"],
+     "algorithm 'segmented' runs on two groups (--groups P,Q)"),
+    (["--groups", "3,2", "--roots", "1"], "has no root"),
+    (["--groups", "3,2", "--types", "root-vector"], "datatype pairs are not run on two groups"),
+])
+def test_verify_groups_bad_input(cli, args, message):
+    r = cli("verify", *args, timeout=120)
+    assert r.returncode == 2 and message in r.stderr and r.stdout == "", r.stderr
+
+
+def test_cli_verify_groups_json(cli):
+    r = cli("verify", "--groups", "5,2", "--collective", "allgatherv", "--b", "3",
+            "--dist", "qiaok", "--json", timeout=hang_guard(600))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout)
+    assert out["ok"] and out["cases"] == 9 and {s["q"] for s in out["summary"]} == {"2-2"}
+
+
+def test_bench_groups_writes_rows_with_the_group_columns(cli, tmp_path):
+    out = tmp_path / "g.csv"
+    r = cli("bench", "allgatherv", "--groups", "6,2", "5,3", "--b", "40", "--b-b", "10",
+            "--dist", "regular,arithmetic", "--algorithms", "native,root_gathering,segmented",
+            "--reps", "3", "--warmup", "1", "--out", str(out), "--no-progress",
+            timeout=hang_guard(600))
+    assert r.returncode == 0, r.stdout + r.stderr
+    import csv
+
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 2 * 2 * 3
+    assert list(rows[0])[3:8] == ["p", "q", "b_b", "k_a", "k_b"]
+    for row in rows:
+        p, q = int(row["p"]), int(row["q"])
+        pr = make_problem("allgatherv", p, row["distribution"], 40, q=q, b_b=10)
+        # Allgatherv: each group's sum K_A, K_B
+        assert (int(row["k_a"]), int(row["k_b"])) == (sum(pr.counts[:p]), sum(pr.counts[p:]))
+        assert int(row["ranks"]) == p + q and row["oversubscribed"] == "True"
+    assert {(r_["p"], r_["q"]) for r_ in rows} == {("6", "2"), ("5", "3")}
+    # a regular Allgather row gives the blocks themselves
+    out2 = tmp_path / "r.csv"
+    r = cli("bench", "allgather", "--groups", "3,2", "--b", "8", "--b-b", "2", "--reps", "2",
+            "--warmup", "0", "--algorithms", "segmented", "--out", str(out2), "--no-progress",
+            timeout=hang_guard(600))
+    assert r.returncode == 0, r.stdout + r.stderr
+    (row,) = csv.DictReader(out2.open())
+    assert (row["k_a"], row["k_b"], row["m"]) == ("8", "2", str(3 * 8 + 2 * 2))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["allgather", "--groups", "3,2", "--np", "4"], "not both"),
+    (["gatherv", "--groups", "3,2"], "two groups (--groups) are for allgather, allgatherv"),
+    (["allgather", "--b-b", "3"], "B's block sizes (--b-b) need two groups (--groups P,Q)"),
+    (["allgather", "--np", "3", "--algorithms", "segmented"],
+     "allgather/segmented runs on two groups (--groups P,Q)"),
+    (["allgatherv", "--groups", "3,2", "--algorithms", "ring"],
+     "allgatherv/ring runs on one group (--np)"),
+    (["allgatherv", "--groups", "3,2", "--b-b", "-1"], "--b-b must be at least 0, got -1"),
+])
+def test_bench_groups_bad_input(cli, args, message):
+    r = cli("bench", *args, timeout=120)
+    assert r.returncode == 2 and message in r.stderr and r.stdout == "", r.stderr
+
+
+MODELLED = [("allgather", "root_gathering"), ("allgather", "segmented"),
+            ("allgatherv", "root_gathering")]
+
+
+TRACE_SWEEPS = {
+    "quick": ([(1, 1), (6, 2), (2, 6), (8, 3)], ("regular", "qiaok"), ((0, 0), (7, 2))),
+    "full": (_full_groups(), ("regular", "arithmetic", "qiaok"),
+             ((0, 0), (3, 3), (7, 2), (2, 9))),
+}
+
+
+@pytest.mark.parametrize("sweep", ["quick", pytest.param("full", marks=pytest.mark.full)])
+@pytest.mark.parametrize("collective, algorithm", MODELLED)
+def test_trace_equals_model(collective, algorithm, sweep):
+    from tuwviz import model
+
+    groups, dists, sizes = TRACE_SWEEPS[sweep]
+    problems = [make_problem(collective, p, dist, b, q=q, b_b=bb, seed=p + q)
+                for p, q in groups for dist in dists for b, bb in sizes]
+    traces = trace(problems, algorithm)
+    for pr, events in zip(problems, traces):
+        s = model.schedule(collective, algorithm, pr)
+        assert s.matches_trace(events), (pr.label(), [
+            (r, [(e["dir"], e["peer"], e["bytes"]) for e in events[r]], s.messages(r))
+            for r in range(pr.size)
+            if [(e["dir"], e["peer"], e["bytes"]) for e in events[r]] != s.messages(r)][:1])
+        assert model.simulate(s, alpha=1e-6, beta=1e-9).time > 0 or pr.m == 0
+
+
+def test_the_model_refuses_the_wrong_kind_of_problem():
+    from tuwviz import model
+
+    with pytest.raises(ValueError, match="allgather/segmented runs on two groups"):
+        model.schedule("allgather", "segmented", make_problem("allgather", 4))
+    with pytest.raises(ValueError, match="allgather/circulant runs on one group"):
+        model.schedule("allgather", "circulant", make_problem("allgather", 4, q=2))
+
+
+SCATTERED_SCRIPT = r'''
+import ctypes, json
+import numpy as np
+from mpi4py import MPI
+from tuwviz import kernels
+
+lib = kernels.load()
+world = MPI.COMM_WORLD
+p = 3  # groups {0, 1, 2} and {3, 4}
+a = world.rank < p
+local = world.Split(0 if a else 1, world.rank)
+inter = local.Create_intercomm(0, world, p if a else 0, tag=9)
+counts = {True: [2, 0, 5], False: [4, 1]}  # A's blocks, B's blocks
+mine = counts[a][local.rank]
+theirs = counts[not a]
+send = np.arange(mine, dtype=np.int32) + 100 * world.rank
+# the other group's blocks in reverse order with gaps of 3 elements between them
+displs, at = [0] * len(theirs), 1
+for i in reversed(range(len(theirs))):
+    displs[i] = at
+    at += theirs[i] + 3
+out = {}
+for name in ("native", "root_gathering", "segmented"):
+    recv = np.full(at, -7, dtype=np.int32)
+    if name == "native":
+        inter.Allgatherv([send, MPI.INT], [recv, theirs, displs, MPI.INT])
+    else:
+        fn = getattr(lib, "TUW_Allgatherv_" + name)
+        fn.restype = ctypes.c_int
+        t = kernels.comm_handle(MPI.INT)
+        rc = fn(ctypes.c_void_p(send.ctypes.data), ctypes.c_int(mine), t,
+                ctypes.c_void_p(recv.ctypes.data),
+                (ctypes.c_int * len(theirs))(*theirs), (ctypes.c_int * len(theirs))(*displs), t,
+                kernels.comm_handle(inter))
+        assert rc == 0, rc
+    out[name] = recv.tolist()
+res = world.gather(out, root=0)
+if world.rank == 0:
+    print("RESULT " + json.dumps(res), flush=True)
+'''
+
+
+def test_allgatherv_with_scattered_displacements_equals_the_library():
+    # rdispls out of rank order and with gaps: Algorithm 2 assembles its parts in a scratch
+    # buffer and copies them out; the gaps keep the fill value as the library leaves them
+    import os
+    import subprocess
+    import sys
+
+    from tuwviz.launch import local_mpi_command, mpi_env
+    from conftest import REPO
+
+    r = subprocess.run([*local_mpi_command(), "-n", "5", sys.executable, "-c", SCATTERED_SCRIPT],
+                       capture_output=True, text=True, timeout=hang_guard(300), cwd=REPO,
+                       env={**os.environ, **mpi_env(5, timed=False)})
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    (line,) = [l.split("RESULT ", 1)[1] for l in r.stdout.splitlines() if "RESULT " in l]
+    for rank, out in enumerate(json.loads(line)):
+        assert out["segmented"] == out["native"] == out["root_gathering"], rank
+        assert -7 in out["native"] and max(out["native"]) >= 100  # gaps kept, data arrived
