@@ -202,12 +202,8 @@ def bench_cases(
         ps = [p for p, _ in groups]
     elif b_b is not None:
         raise ValueError("B's block sizes (--b-b) need two groups (--groups P,Q)")
-    kind = "inter" if groups is not None else "intra"
     for a in algorithms:
-        row = kernels.find_algorithm(coll, a)
-        if not row.serves(kind):
-            need = "two groups (--groups P,Q)" if row.comm == "inter" else "one group (--np)"
-            raise ValueError(f"{coll}/{a} runs on {need}")
+        kernels.find_algorithm(coll, a).check_comm(groups is not None)
     ps = int_values("ps", ps, lo=1)
     bs = int_values("bs", bs, lo=0, hi=MAX_COUNT)
     if b_b is not None:
@@ -284,27 +280,23 @@ def _row(case: dict, result: dict, meta: dict, native_median: dict) -> dict:
         native_median[key] = result["median_us"]
     base = native_median.get(key)
     counts = pr["counts"]
-    if pr.get("q"):  # two groups: each group's block (Allgather) or sum (Allgatherv)
-        problem = Problem.from_dict(pr)
-        a, b = problem.group_counts(0), problem.group_counts(1)
-        v = collective(pr["collective"]).irregular
-        group = {"q": pr["q"], "b_b": pr["b_b"], "k_a": sum(a) if v else a[0],
-                 "k_b": sum(b) if v else b[0]}
-        return {"collective": pr["collective"], "algorithm": case["algorithm"],
-                "params": label(case.get("params")), "p": pr["p"], **group, "root": 0,
-                "distribution": pr["distribution"], "b": pr["b"], "m": sum(counts),
-                "m_prime": problem.m_prime, "datatype": pr["datatype"], "op": pr.get("op", "sum"),
-                **result, "ratio_to_native": result["median_us"] / base if base else "", **meta}
-    return {
+    problem = Problem.from_dict(pr)
+    row = {
         "collective": pr["collective"], "algorithm": case["algorithm"],
         "params": label(case.get("params")), "p": pr["p"],
         "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
-        "m": sum(counts), "m_prime": pr["p"] * max(counts), "datatype": pr["datatype"],
+        "m": sum(counts), "m_prime": problem.m_prime, "datatype": pr["datatype"],
         "op": pr.get("op", "sum"),
         **result,
         "ratio_to_native": result["median_us"] / base if base else "",
         **meta,
     }
+    if problem.inter:  # two groups: each group's block (Allgather) or sum (Allgatherv)
+        a, b = problem.group_counts(0), problem.group_counts(1)
+        v = collective(pr["collective"]).irregular
+        row.update(q=problem.q, b_b=problem.b_b, k_a=sum(a) if v else a[0],
+                   k_b=sum(b) if v else b[0])
+    return row
 
 
 def bench(

@@ -158,6 +158,13 @@ def _np_list(text: str, name: str = "--np") -> list[int]:
     return parse_int_list(text, name=name, lo=1, hi=MAX_RANKS, hint=RANKS_HINT)
 
 
+def _np_or_groups(args, default: str) -> list[int]:
+    """The --np list (`default` if not given); an error if --groups is given too."""
+    if args.groups is not None and args.np is not None:
+        raise ValueError("give --np (one group) or --groups (two groups), not both")
+    return _np_list(args.np if args.np is not None else default)
+
+
 def _b_list(text: str, name: str = "--b") -> list[int]:
     from .problems import MAX_COUNT
     from .sweep import parse_int_list
@@ -477,9 +484,7 @@ def cmd_verify(args) -> int:
     from .verify import verify
 
     # verify() checks everything and builds every case before it starts any rank
-    if args.groups is not None and args.np is not None:
-        raise ValueError("give --np (one group) or --groups (two groups), not both")
-    ps, bs = _np_list(args.np if args.np is not None else "1-9"), _b_list(args.b)
+    ps, bs = _np_or_groups(args, "1-9"), _b_list(args.b)
     roots = parse_int_list(args.roots, name="--roots", lo=0) if args.roots is not None else None
     colls, algs, dists = _names(args.collective), _names(args.algorithms), _names(args.dist)
     try:
@@ -511,9 +516,7 @@ def cmd_bench(args) -> int:
     args.algorithms = "native" if args.algorithms is None else args.algorithms
     args.datatype = args.datatype or "int"
     # every argument is checked before anything is measured or written
-    if args.groups is not None and args.np is not None:
-        raise ValueError("give --np (one group) or --groups (two groups), not both")
-    ps, bs = _np_list(args.np if args.np is not None else "4"), _b_list(args.b)
+    ps, bs = _np_or_groups(args, "4"), _b_list(args.b)
     b_b = _b_list(args.b_b, "--b-b") if args.b_b is not None else None
     coll = collective(args.collective)
     if args.root is not None and not coll.rooted:

@@ -285,11 +285,7 @@ def _check(rc: int, what: str, rank: int, lib=None) -> None:
 
 def _validate(problem: Problem, algorithm: kernels.Algorithm) -> None:
     algorithm.check_problem(problem.p, problem.op)  # the table row's restrictions
-    kind = "inter" if problem.inter else "intra"
-    if not algorithm.serves(kind):
-        need = "two groups (--groups P,Q)" if algorithm.comm == "inter" else "one group"
-        raise ValueError(f"{algorithm.collective}/{algorithm.name} runs on {need}; "
-                         f"{problem.label()} is {'two groups' if problem.inter else 'one group'}")
+    algorithm.check_comm(problem.inter, problem.label())
 
 
 def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, data_seed: int = 0,

@@ -370,6 +370,21 @@ class Row:
         """
         return self.comm in (kind, "any")
 
+    def check_comm(self, inter: bool, what: str = "") -> None:
+        """Raise ValueError unless the algorithm runs on two groups (`inter`) or one; the
+        message names `what` (e.g. a problem's label) as the other kind if given.
+
+        >>> load_table().find("allgather", "segmented").check_comm(False)
+        Traceback (most recent call last):
+        ...
+        ValueError: allgather/segmented runs on two groups (--groups P,Q)
+        """
+        if self.serves("inter" if inter else "intra"):
+            return
+        need = "two groups (--groups P,Q)" if self.comm == "inter" else "one group (--np)"
+        is_ = f"; {what} is {'two groups' if inter else 'one group'}" if what else ""
+        raise ValueError(f"{self.collective}/{self.name} runs on {need}{is_}")
+
     @property
     def needs_commutative(self) -> bool:
         return "commutative" in self.restrictions

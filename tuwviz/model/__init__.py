@@ -231,11 +231,7 @@ def schedule(collective: str, algorithm: str, problem: Problem, *,
         raise ValueError(f"problem must be a tuwviz.problems.Problem, got {problem!r}")
     from ..table import load_table
 
-    row = load_table().find(key, algorithm)
-    if not row.serves("inter" if problem.inter else "intra"):
-        raise ValueError(f"{key}/{algorithm} runs on "
-                         f"{'two groups' if row.comm == 'inter' else 'one group'}; "
-                         f"{problem.label()} is {'two groups' if problem.inter else 'one group'}")
+    load_table().find(key, algorithm).check_comm(problem.inter, problem.label())
     params = check_params(key, algorithm, params, problem.p)
     check_messages(key, algorithm, problem, max_messages, **params)
     with paused_gc():
