@@ -196,7 +196,7 @@ def test_bench_groups_bad_input(cli, args, message):
 
 
 MODELLED = [("allgather", "root_gathering"), ("allgather", "segmented"),
-            ("allgatherv", "root_gathering")]
+            ("allgatherv", "root_gathering"), ("allgatherv", "segmented")]
 
 
 TRACE_SWEEPS = {

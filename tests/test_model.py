@@ -20,6 +20,7 @@ from tuwviz.model import (
     ScheduleError,
     Send,
     SendRecv,
+    Waitall,
     algorithms,
     format_report,
     schedule,
@@ -232,6 +233,71 @@ def test_to_dict_is_json_and_round_trips():
     assert d["meta"] == {"parent": [-1, 0, 1]}
     back = Schedule.from_dict(d)
     assert back.programs == s.programs and back.problem == pr
+
+
+# --- Waitall: posted non-blocking sends and receives ----------------------------------------
+
+
+def test_waitall_serves_receives_in_posting_order():
+    # rank 1 posts the receive from 3 before the one from 0, so 0 waits although it is
+    # ready at t=0; 0's second send (to 2) can only go out after its first
+    s = sched([Waitall((("send", 1, 10), ("send", 2, 10)))],
+              [Waitall((("recv", 3, 10), ("recv", 0, 10)))],
+              [Recv(0, 10)], [Send(1, 10)])
+    r = simulate(s, ALPHA, BETA)
+    assert r.finish.tolist() == pytest.approx([3 * cost(10), 2 * cost(10), 3 * cost(10),
+                                               cost(10)])
+    assert [(m.src, m.dst) for m in r.messages] == [(3, 1), (0, 1), (0, 2)]
+
+
+def test_waitall_overlaps_its_sends_with_its_receives():
+    # both ranks post a receive and a send: one message time each way, at once
+    s = sched([Waitall((("recv", 1, 100), ("send", 1, 50)))],
+              [Waitall((("recv", 0, 50), ("send", 0, 100)))])
+    assert simulate(s, ALPHA, BETA).finish.tolist() == pytest.approx([cost(100), cost(100)])
+
+
+def test_waitall_recursive_doubling_takes_log_p_rounds():
+    p, rounds = 8, []
+    progs = [[] for _ in range(p)]
+    d = 1
+    while d < p:
+        for r in range(p):
+            posts = ([("recv", r - d, 8)] if r >= d else []) + \
+                    ([("send", r + d, 8)] if r + d < p else [])
+            progs[r].append(Waitall(tuple(posts), tag=d))
+        d *= 2
+    result = simulate(sched(*progs), ALPHA, BETA)
+    assert result.time == pytest.approx(3 * cost(8))
+    assert {m.tag for m in result.messages} == {1, 2, 4}
+    assert sched(*progs).messages(4) == [("recv", 3, 8), ("send", 5, 8), ("recv", 2, 8),
+                                         ("send", 6, 8), ("recv", 0, 8)]
+
+
+def test_waitall_with_blocking_partners_and_an_empty_waitall():
+    s = sched([Waitall(()), SendRecv(1, 4, 1, 4), Waitall((("send", 1, 4),))],
+              [Waitall((("send", 0, 4), ("recv", 0, 4))), Recv(0, 4)])
+    assert simulate(s, ALPHA, BETA).finish.tolist() == pytest.approx([2 * cost(4)] * 2)
+
+
+def test_waitall_deadlock_and_bad_posts_are_reported():
+    with pytest.raises(ScheduleError, match="2 rank.s. cannot finish"):
+        simulate(sched([Waitall((("recv", 1, 8),))], [Waitall((("recv", 0, 8),))]), 1.0, 0.0)
+    with pytest.raises(ScheduleError, match="size mismatch"):
+        simulate(sched([Waitall((("send", 1, 8),))], [Recv(0, 4)]), 1.0, 0.0)
+    with pytest.raises(ScheduleError, match="neither 'send' nor 'recv'"):
+        sched([Waitall((("put", 1, 8),))], []).validate()
+    with pytest.raises(ScheduleError, match="sends 1 message"):
+        sched([Waitall((("send", 1, 8),))], [Waitall((("recv", 0, 4),))]).validate()
+
+
+def test_waitall_round_trips_through_json_and_reports():
+    s = sched([Waitall((("recv", 1, 8), ("send", 1, 4)), tag=3)],
+              [Waitall((("send", 0, 8), ("recv", 0, 4)))])
+    back = Schedule.from_dict(json.loads(json.dumps(s.to_dict())))
+    assert back.programs == s.programs
+    assert s.messages(0) == [("recv", 1, 8), ("send", 1, 4)]
+    assert "[recv 1 (8 B) + send 1 (4 B)]" in format_report(s, simulate(s, ALPHA, BETA))
 
 
 # --- linear gatherv -----------------------------------------------------------------------

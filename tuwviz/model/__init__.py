@@ -39,7 +39,8 @@ from ..problems import Problem
 from ..params import check_params
 from ..table import load_table
 from . import allgather, allgatherv, gatherv, reduce, scatterv
-from .program import Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv, paused_gc
+from .program import (Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv, Waitall,
+                      paused_gc)
 from .simulate import Message, SimResult, simulate
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "ScheduleError",
     "Send",
     "SendRecv",
+    "Waitall",
     "SimResult",
     "algorithms",
     "estimate_messages",
@@ -371,6 +373,8 @@ def _op_text(op: Op) -> str:
             f"[send {op.send_peer} ({op.send_nbytes} B)"
             f" + recv {op.recv_peer} ({op.recv_nbytes} B)]"
         )
+    if isinstance(op, Waitall):
+        return "[" + " + ".join(f"{d} {peer} ({n} B)" for d, peer, n in op.posts) + "]"
     label = f" {op.label}" if op.label else ""
     return f"compute {op.units}{label}"
 

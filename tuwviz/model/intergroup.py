@@ -28,10 +28,12 @@ Examples
 """
 from __future__ import annotations
 
+from itertools import accumulate
+
 from ..problems import Problem, make_problem
-from .program import Op, Recv, Schedule, Send, SendRecv
+from .program import Op, Recv, Schedule, Send, SendRecv, Waitall
 from .topology.binomial import binomial_tree_create
-from .topology.intergroup import ig_part, ig_part_of
+from .topology.intergroup import ig_part, ig_part_of, ig_receivers, ig_recv_order
 
 __all__ = ["groups_ab", "root_gathering", "segmented"]
 
@@ -69,16 +71,18 @@ def _sub(programs: list[list[Op]], members: list[int], sub: Schedule) -> None:
             elif isinstance(op, SendRecv):
                 out.append(SendRecv(peer(op.send_peer), op.send_nbytes, peer(op.recv_peer),
                                     op.recv_nbytes, op.tag))
+            elif isinstance(op, Waitall):
+                out.append(Waitall(tuple((d, peer(x), n) for d, x, n in op.posts), op.tag))
             else:
                 out.append(op)
 
 
-def _bcast(programs: list[list[Op]], members: list[int], nbytes: int) -> None:
-    """``tuw_bcast_binomial`` from the group's rank 0: receive from the parent, then send
-    to the children from the largest subtree down, tag = round."""
+def _bcast(programs: list[list[Op]], members: list[int], nbytes: int, root: int = 0) -> None:
+    """``tuw_bcast_binomial`` from the group's rank `root`: receive from the parent, then
+    send to the children from the largest subtree down, tag = round."""
     n = len(members)
     for local, r in enumerate(members):
-        t = binomial_tree_create(n, local, 0)
+        t = binomial_tree_create(n, local, root)
         if t.parent >= 0:
             programs[r].append(Recv(members[t.parent], nbytes, t.round))
         for e in reversed(t.children):
@@ -112,9 +116,78 @@ def root_gathering(problem: Problem) -> Schedule:
     return Schedule(problem.collective, "root_gathering", problem.size, programs, problem)
 
 
+def _count_sums(programs: list[list[Op]], members: list[int]) -> None:
+    """``tuw_count_sums`` in a group: recursive doubling of one ``long long`` (tag = the
+    distance; receive posted before send), then the total broadcast from the last rank."""
+    n = len(members)
+    d = 1
+    while d < n:
+        for local, r in enumerate(members):
+            posts = []
+            if local - d >= 0:
+                posts.append(("recv", members[local - d], 8))
+            if local + d < n:
+                posts.append(("send", members[local + d], 8))
+            programs[r].append(Waitall(tuple(posts), d))
+        d <<= 1
+    if n > 1:
+        _bcast(programs, members, 8, root=n - 1)
+
+
+def _algorithm_2(problem: Problem) -> Schedule:
+    """Algorithm 2 (Section 4.1), as ``allgatherv_segmented.c`` does it."""
+    from .allgather import allgatherv_circulant
+
+    item = problem.itemsize
+    counts = problem.block_counts()
+    programs: list[list[Op]] = [[] for _ in range(problem.size)]
+    groups = groups_ab(problem)
+    for g in groups:  # step 1: K and the exclusive prefix sums, in each group
+        _count_sums(programs, g)
+    for mine, other in (groups, groups[::-1]):  # step 2: one Waitall per process
+        their = [counts[r] for r in other]
+        starts = [0, *accumulate(their)]  # the other group's blocks in its global index
+        k_mine = sum(counts[r] for r in mine)
+        before = 0
+        for local, r in enumerate(mine):
+            posts = []
+            f, n = ig_part(starts[-1], len(mine), local)  # my part of their data
+            for i in ig_recv_order(len(other), their, len(mine), local):
+                a, b = max(f, starts[i]), min(f + n, starts[i + 1])
+                posts.append(("recv", other[i], (b - a) * item))
+            nto, lo = ig_receivers(k_mine, len(other), before, counts[r])
+            for j in range(lo, lo + nto):
+                g, n = ig_part(k_mine, len(other), j)
+                a, b = max(g, before), min(g + n, before + counts[r])
+                posts.append(("send", other[j], (b - a) * item))
+            programs[r].append(Waitall(tuple(posts)))
+            before += counts[r]
+        # step 3: the parts of the other group's data gathered inside mine
+        parts = tuple(ig_part(starts[-1], len(mine), j)[1] for j in range(len(mine)))
+        _sub(programs, mine, allgatherv_circulant(Problem("allgatherv", len(mine), 0, parts,
+                                                          datatype=problem.datatype)))
+    return Schedule(problem.collective, "segmented", problem.size, programs, problem)
+
+
 def segmented(problem: Problem) -> Schedule:
-    """Algorithm 1 (Section 4), as ``allgather_segmented.c`` does it."""
-    _check(problem, ("allgather",))
+    """Algorithm 1 (Section 4) for Allgather, as ``allgather_segmented.c`` does it, and
+    Algorithm 2 (Section 4.1) for Allgatherv, as ``allgatherv_segmented.c`` does it.
+
+    Algorithm 2: in each group the counts' sum and exclusive prefix by recursive doubling
+    (:class:`~tuwviz.model.program.Waitall` rounds of 8 bytes, then the total broadcast
+    from the group's last rank); then one :class:`~tuwviz.model.program.Waitall` per
+    process: the receives of its part in Section 4.1's order
+    (:func:`~tuwviz.model.topology.intergroup.ig_recv_order`), then the sends of its
+    block's pieces in receiver order; then the circulant Allgatherv of the parts.
+
+    >>> pr = make_problem("allgatherv", 6, "regular", 1, q=3, b_b=2, datatype="byte")
+    >>> pr = Problem(**{**pr.__dict__, "counts": (3, 1, 4, 1, 5, 2, 2, 2, 2)})
+    >>> [op for op in segmented(pr).programs[7] if type(op).__name__ == "Waitall"][-1].posts
+    (('recv', 4, 2), ('recv', 3, 1), ('recv', 2, 2), ('send', 2, 1), ('send', 3, 1))
+    """
+    _check(problem, ("allgather", "allgatherv"))
+    if problem.collective == "allgatherv":
+        return _algorithm_2(problem)
     from .allgather import allgatherv_circulant
 
     item = problem.itemsize

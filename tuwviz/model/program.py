@@ -1,11 +1,14 @@
 """Per-rank programs: the model side of "one truth per algorithm, seen three ways".
 
 A model schedule is one straight-line program per rank, built in Python from the same rules
-as the algorithm's C kernel.  Programs consist of four blocking operations:
+as the algorithm's C kernel.  Programs consist of five blocking operations:
 
 * :class:`Send` and :class:`Recv`: one message to or from one peer;
 * :class:`SendRecv`: a send and a receive that proceed concurrently (``MPI_Sendrecv``; the
   bidirectional port of the one-ported model);
+* :class:`Waitall`: non-blocking sends and receives posted in order and then waited for
+  together (``MPI_Isend``/``MPI_Irecv`` ..., ``MPI_Waitall``): the sends go out one after
+  the other, the receives come in one after the other, in their posting order, both at once;
 * :class:`Compute`: local work, e.g. reducing ``units`` elements, costing ``gamma * units``.
 
 All sizes are in bytes and all peers are ranks ``0 .. p-1``.  A message may also say which
@@ -54,6 +57,7 @@ __all__ = [
     "ScheduleError",
     "Send",
     "SendRecv",
+    "Waitall",
     "op_from_dict",
     "op_to_dict",
     "paused_gc",
@@ -123,6 +127,29 @@ class SendRecv:
 
 
 @dataclass(frozen=True, slots=True)
+class Waitall:
+    """Non-blocking sends and receives, posted in order, completing together.
+
+    `posts` lists ``("send" | "recv", peer, nbytes)`` in posting order, as a kernel posts
+    ``MPI_Isend``/``MPI_Irecv`` before one ``MPI_Waitall``.  In the one-ported model the
+    sends leave one after the other and the receives arrive one after the other, each in
+    posting order (so the order of the receives is the algorithm's receive order), while
+    sends and receives overlap.  The operation completes when every post has.
+
+    >>> Waitall((("recv", 2, 8), ("send", 1, 4))).messages()
+    [('recv', 2, 8), ('send', 1, 4)]
+    """
+
+    posts: tuple[tuple[str, int, int], ...]
+    tag: int = 0
+    kind: str = "data"
+
+    def messages(self) -> list[tuple[str, int, int]]:
+        """The posts as ``(dir, peer, nbytes)`` tuples, in posting order."""
+        return [tuple(h) for h in self.posts]
+
+
+@dataclass(frozen=True, slots=True)
 class Compute:
     """Local computation on `units` elements, costing ``gamma * units``."""
 
@@ -130,7 +157,7 @@ class Compute:
     label: str = ""
 
 
-Op = Union[Send, Recv, SendRecv, Compute]
+Op = Union[Send, Recv, SendRecv, Waitall, Compute]
 
 # Who holds which block before and after each collective (msccl-style pre- and
 # postconditions).  Block i is rank i's block (its contribution, for reductions).
@@ -185,7 +212,8 @@ def _blocks_rule(rule: str, p: int, root: int) -> list[frozenset[int]]:
     return [frozenset()] * p
 
 # Name of each operation in dictionaries (`to_dict`) and reports.
-_OP_NAMES = {Send: "send", Recv: "recv", SendRecv: "sendrecv", Compute: "compute"}
+_OP_NAMES = {Send: "send", Recv: "recv", SendRecv: "sendrecv", Waitall: "waitall",
+             Compute: "compute"}
 _OP_TYPES = {name: cls for cls, name in _OP_NAMES.items()}
 
 
@@ -194,7 +222,11 @@ def op_to_dict(op: Op) -> dict:
     d = {"op": _OP_NAMES[type(op)]}
     for f in fields(op):
         v = getattr(op, f.name)
-        d[f.name] = [v.start, v.stop] if isinstance(v, range) else v
+        if isinstance(v, range):
+            v = [v.start, v.stop]
+        elif f.name == "posts":
+            v = [list(h) for h in v]
+        d[f.name] = v
     return d
 
 
@@ -213,6 +245,8 @@ def op_from_dict(d: dict) -> Op:
     for k in ("blocks", "send_blocks", "recv_blocks"):
         if isinstance(values.get(k), list):
             values[k] = range(*values[k])
+    if "posts" in values:
+        values["posts"] = tuple((str(d), int(pe), int(n)) for d, pe, n in values["posts"])
     return _OP_TYPES[name](**values)
 
 
@@ -225,6 +259,8 @@ def _halves(op: Op):
         return (("recv", op.peer, op.nbytes),)
     if t is SendRecv:
         return (("send", op.send_peer, op.send_nbytes), ("recv", op.recv_peer, op.recv_nbytes))
+    if t is Waitall:
+        return op.posts
     return ()
 
 
@@ -344,6 +380,14 @@ which receives 1 message(s) of [8] bytes from it
                 elif t is SendRecv:
                     s_rank.append(rank), s_peer.append(op.send_peer), s_size.append(op.send_nbytes)
                     r_rank.append(rank), r_peer.append(op.recv_peer), r_size.append(op.recv_nbytes)
+                elif t is Waitall:
+                    for d, peer, nbytes in op.posts:
+                        if d == "send":
+                            s_rank.append(rank), s_peer.append(peer), s_size.append(nbytes)
+                        elif d == "recv":
+                            r_rank.append(rank), r_peer.append(peer), r_size.append(nbytes)
+                        else:
+                            return False
                 elif t is not Compute or op.units < 0:
                     return False
         if len(s_rank) != len(r_rank):
@@ -396,8 +440,13 @@ which receives 1 message(s) of [8] bytes from it
         if t not in _OP_NAMES:
             raise ScheduleError(
                 f"rank {rank}, op {k} ({op!r}): not an operation; valid: "
-                "Send, Recv, SendRecv, Compute"
+                "Send, Recv, SendRecv, Waitall, Compute"
             )
+        if t is Waitall:
+            bad = [h for h in op.posts if h[0] not in ("send", "recv")]
+            if bad:
+                raise ScheduleError(f"rank {rank}, op {k} ({op}): post {bad[0]} is neither "
+                                    f"'send' nor 'recv'")
         for _, peer, nbytes in _halves(op):
             # The message is built only on failure: validate runs over millions of ops.
             if not 0 <= peer < self.p:
@@ -488,6 +537,12 @@ which receives 1 message(s) of [8] bytes from it
                     recv_blocks[op.recv_peer, rank].append(op.recv_blocks)
                 elif t is Recv:
                     recv_blocks[op.peer, rank].append(op.blocks)
+                elif t is Waitall:  # posts name no blocks
+                    for d, peer, _ in op.posts:
+                        if d == "send":
+                            queues[rank, peer].append((None, op.kind))
+                        else:
+                            recv_blocks[peer, rank].append(None)
         taken: dict[tuple[int, int], int] = defaultdict(int)
         out = []
         for m in result.messages:

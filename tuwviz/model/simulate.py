@@ -16,6 +16,9 @@ connected network with 1-ported, bidirectional (telephone-like) communication"):
 * a :class:`~tuwviz.model.program.Send` or :class:`~tuwviz.model.program.Recv` completes at
   the end of its transfer; a :class:`~tuwviz.model.program.SendRecv` has a send half and a
   receive half that proceed concurrently and completes at the later of their two ends;
+* a :class:`~tuwviz.model.program.Waitall` posts its sends and receives in order: its k-th
+  send is ready when its (k-1)-th send has ended (the op's start for the first), likewise
+  for receives, and it completes when all have ended;
 * ``Compute(u)`` advances the rank's clock by ``gamma * u``.
 
 So a rank can send one message and receive one message at the same time (bidirectional),
@@ -47,7 +50,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .program import Compute, Recv, Schedule, ScheduleError, Send, SendRecv, paused_gc
+from .program import Compute, Recv, Schedule, ScheduleError, Send, SendRecv, Waitall, paused_gc
 
 __all__ = ["Message", "SimResult", "simulate"]
 
@@ -190,9 +193,59 @@ def _run(programs, alpha: float, beta: float, gamma: float):
     recvs: dict[tuple[int, int], tuple[float, int, int]] = {}
     messages: list[Message] = []
     work = list(range(p - 1, -1, -1))
+    # A Waitall in progress: per rank, its send and its receive chain, each
+    # [posts, next index, time the last one ended, waiting for a partner?]
+    chain: list = [None] * p
 
-    # transfer and partner bookkeeping are written out inline below: this loop runs once
-    # per op, millions of times at paper scale, and calls cost more than the work
+    def partner_matched(q: int, end: float, chain_dir: int) -> None:
+        """The half `q` posted first has been matched; it ends at `end`."""
+        if end > done_at[q]:
+            done_at[q] = end
+        pending[q] -= 1
+        c = chain[q]
+        if c is not None:  # the chain may post its next half now
+            c[chain_dir][2] = end
+            c[chain_dir][3] = False
+            work.append(q)
+        elif pending[q] == 0:
+            work.append(q)
+
+    def advance(r: int) -> None:
+        """Post the next halves of rank `r`'s Waitall chains, as far as they can go."""
+        for d, link in enumerate(chain[r]):
+            posts = link[0]
+            while not link[3] and link[1] < len(posts):
+                q, n = posts[link[1]][1], posts[link[1]][2]
+                link[1] += 1
+                t = link[2]
+                if d == 0:  # send
+                    waiting_, key, mine, theirs = recvs, (r, q), sends, 1
+                else:
+                    waiting_, key, mine, theirs = sends, (q, r), recvs, 0
+                other = waiting_.pop(key, None)
+                if other is None:
+                    mine[key] = (t, n, tag_of[r])
+                    link[3] = True
+                    pending[r] += 1
+                    continue
+                t_o, n_o, tag_o = other
+                if n != n_o:
+                    raise (_size_mismatch(r, q, n, n_o) if d == 0 else _size_mismatch(q, r, n_o, n))
+                start = t if t > t_o else t_o
+                end = start + alpha + beta * n
+                append(Message(r, q, n, tag_of[r], start, end) if d == 0
+                       else Message(q, r, n, tag_o, start, end))
+                link[2] = end
+                if end > done_at[r]:
+                    done_at[r] = end
+                partner_matched(q, end, theirs)
+        if not pending[r]:
+            chain[r] = None
+
+    tag_of = [0] * p
+
+    # the transfers are written out inline below: this loop runs once per op, millions of
+    # times at paper scale, and calls cost more than the work
     append = messages.append
     while work:
         r = work.pop()
@@ -201,6 +254,8 @@ def _run(programs, alpha: float, beta: float, gamma: float):
         t = clock[r]
         while True:
             if posted[r]:
+                if chain[r] is not None:
+                    advance(r)
                 if pending[r]:
                     break
                 t = done_at[r]
@@ -222,6 +277,14 @@ def _run(programs, alpha: float, beta: float, gamma: float):
                 s_peer, r_peer, r_n = None, op.peer, op.nbytes
             elif kind is SendRecv:
                 s_peer, s_n, r_peer, r_n = op.send_peer, op.send_nbytes, op.recv_peer, op.recv_nbytes
+            elif kind is Waitall:
+                posted[r] = True
+                pending[r] = 0
+                done_at[r] = t
+                tag_of[r] = op.tag
+                chain[r] = ([[h for h in op.posts if h[0] == "send"], 0, t, False],
+                            [[h for h in op.posts if h[0] == "recv"], 0, t, False])
+                continue  # the loop's top posts them
             else:
                 raise ScheduleError(f"rank {r}, op {i}: {op!r} is not an operation")
             posted[r] = True
@@ -243,11 +306,7 @@ def _run(programs, alpha: float, beta: float, gamma: float):
                     if end > done_at[r]:
                         done_at[r] = end
                     # `q` posted its half earlier; it may now be able to continue
-                    if end > done_at[q]:
-                        done_at[q] = end
-                    pending[q] -= 1
-                    if pending[q] == 0:
-                        work.append(q)
+                    partner_matched(q, end, 1)
             if r_peer is not None:
                 q, n = r_peer, r_n
                 other = sends.pop((q, r), None)
@@ -263,11 +322,7 @@ def _run(programs, alpha: float, beta: float, gamma: float):
                     append(Message(q, r, n_o, tag_o, start, end))
                     if end > done_at[r]:
                         done_at[r] = end
-                    if end > done_at[q]:
-                        done_at[q] = end
-                    pending[q] -= 1
-                    if pending[q] == 0:
-                        work.append(q)
+                    partner_matched(q, end, 0)
         pc[r] = i
         clock[r] = t
     waiting = {("send",) + k: v for k, v in sends.items()}

@@ -35,6 +35,9 @@ sender 2 (bytes 4..7) sends to receivers 0 and 1, and receiver 1 takes sender 4 
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
+
 from typing import Sequence
 
 __all__ = ["ig_part", "ig_part_of", "ig_receivers", "ig_recv_order"]
@@ -99,14 +102,14 @@ def ig_recv_order(ns: int, counts: Sequence[int], n: int, k: int) -> list[int]:
     [1]
     """
     counts = [int(c) for c in counts[:ns]]
-    total = sum(counts)
-    first, size = ig_part(total, n, k)
+    starts = [0, *accumulate(counts)]
+    first, size = ig_part(starts[-1], n, k)
     if size == 0:
         return []
     end = first + size
-    starts = [sum(counts[:i]) for i in range(ns)]
-    over = [i for i in range(ns)
-            if counts[i] > 0 and starts[i] < end and starts[i] + counts[i] > first]
+    # blocks overlapping [first, end): those starting before `end`, ending after `first`
+    over = [i for i in range(bisect_right(starts, first) - 1, bisect_left(starts, end, hi=ns))
+            if counts[i] > 0]
     lo, hi = over[0], over[-1]
     first_hi = hi != lo and starts[hi] + counts[hi] > end
     last_lo = hi != lo and starts[lo] < first
