@@ -34,6 +34,8 @@ def _full_groups():
 
 @pytest.mark.parametrize("groups, bs", [
     pytest.param(QUICK_GROUPS, (0, 17), id="quick"),
+    # root gathering's broadcast in A by scatter and ring (>= 12,288 bytes, >= 8 processes)
+    pytest.param(["9,3"], (1100,), id="large"),
     pytest.param(_full_groups(), (0, 1, 17), id="p+q<=17", marks=pytest.mark.full)])
 def test_every_intergroup_algorithm_equals_the_librarys(groups, bs):
     report = verify(["allgather", "allgatherv"], groups=groups, bs=bs)
@@ -103,6 +105,23 @@ def test_root_gathering_sends_everything_through_the_roots_one_direction_after_t
     (ev,) = trace([pr], "root_gathering")
     into_b0 = [(e["peer"], e["bytes"]) for e in _by_dir(ev, 3) if e["dir"] == "recv"]
     assert into_b0 == [(0, 0), (1, 8), (2, 16)]  # every block, empty ones too, in rank order
+
+
+def test_root_gathering_broadcasts_large_messages_by_scatter_and_ring():
+    # B's 3 x 1100 ints = 13,200 bytes >= 12,288 reach A's 9 processes as MPICH sends them:
+    # a binomial scatter of 9 pieces from a_0, then a ring Allgatherv of the pieces
+    pr = make_problem("allgather", 9, "regular", 10, q=3, b_b=1100)
+    (ev,) = trace([pr], "root_gathering")
+    piece = 3 * 1100 * 4 // 9  # 1466 or 1467 bytes
+    a4 = [(e["dir"], e["peer"], e["bytes"]) for e in _by_dir(ev, 4, remote=False)]
+    tree = [x for x in a4 if x[2] > 2.5 * piece]  # the scatter: pieces 4..7 from a_0
+    assert len(tree) == 1 and tree[0][:2] == ("recv", 0) and abs(tree[0][2] - 4 * piece) <= 4
+    ring = a4[-16:]  # 8 rounds of (send to a_5, receive from a_3), one piece each
+    assert [(d, peer) for d, peer, _ in ring] == [("send", 5), ("recv", 3)] * 8
+    assert all(abs(n - piece) <= 4 for _, _, n in ring)
+    # A's 9 x 10 ints (360 bytes) go to B's 3 processes along the binomial tree, whole
+    b1 = [(e["dir"], e["peer"], e["bytes"]) for e in _by_dir(ev, 10, remote=False)]
+    assert ("recv", 9, 360) in b1  # from b_0
 
 
 def test_the_larger_group_plays_a_whatever_its_place():
@@ -199,10 +218,15 @@ MODELLED = [("allgather", "root_gathering"), ("allgather", "segmented"),
             ("allgatherv", "root_gathering"), ("allgatherv", "segmented")]
 
 
+# (groups, distributions, (b, b_b) sizes); "large" broadcasts by scatter and ring in every
+# group of 8 or more processes (12,288 bytes or more: tuw_bcast_library)
 TRACE_SWEEPS = {
-    "quick": ([(1, 1), (6, 2), (2, 6), (8, 3)], ("regular", "qiaok"), ((0, 0), (7, 2))),
-    "full": (_full_groups(), ("regular", "arithmetic", "qiaok"),
-             ((0, 0), (3, 3), (7, 2), (2, 9))),
+    "quick": [([(1, 1), (6, 2), (2, 6), (8, 3)], ("regular", "qiaok"), ((0, 0), (7, 2))),
+              ([(9, 3), (8, 8)], ("regular", "arithmetic"), ((400, 1100),))],
+    "full": [(_full_groups(), ("regular", "arithmetic", "qiaok"),
+              ((0, 0), (3, 3), (7, 2), (2, 9))),
+             ([(9, 3), (3, 9), (8, 8), (13, 4)], ("regular", "arithmetic", "qiaok"),
+              ((400, 1100), (3100, 0)))],
 }
 
 
@@ -211,8 +235,8 @@ TRACE_SWEEPS = {
 def test_trace_equals_model(collective, algorithm, sweep):
     from tuwviz import model
 
-    groups, dists, sizes = TRACE_SWEEPS[sweep]
     problems = [make_problem(collective, p, dist, b, q=q, b_b=bb, seed=p + q)
+                for groups, dists, sizes in TRACE_SWEEPS[sweep]
                 for p, q in groups for dist in dists for b, bb in sizes]
     traces = trace(problems, algorithm)
     for pr, events in zip(problems, traces):
@@ -234,18 +258,19 @@ def test_the_model_refuses_the_wrong_kind_of_problem():
 
 
 SCATTERED_SCRIPT = r'''
-import ctypes, json
+import ctypes, json, sys
 import numpy as np
 from mpi4py import MPI
 from tuwviz import kernels
 
 lib = kernels.load()
 world = MPI.COMM_WORLD
-p = 3  # groups {0, 1, 2} and {3, 4}
+a_counts, b_counts = json.loads(sys.argv[1])  # the first group's blocks, the second's
+p = len(a_counts)
 a = world.rank < p
 local = world.Split(0 if a else 1, world.rank)
 inter = local.Create_intercomm(0, world, p if a else 0, tag=9)
-counts = {True: [2, 0, 5], False: [4, 1]}  # A's blocks, B's blocks
+counts = {True: a_counts, False: b_counts}
 mine = counts[a][local.rank]
 theirs = counts[not a]
 send = np.arange(mine, dtype=np.int32) + 100 * world.rank
@@ -275,9 +300,15 @@ if world.rank == 0:
 '''
 
 
-def test_allgatherv_with_scattered_displacements_equals_the_library():
-    # rdispls out of rank order and with gaps: Algorithm 2 assembles its parts in a scratch
-    # buffer and copies them out; the gaps keep the fill value as the library leaves them
+@pytest.mark.parametrize("counts", [
+    ([2, 0, 5], [4, 1]),
+    # B's 3,500 ints (14,000 bytes) broadcast in A's 9 processes by scatter and ring
+    ([3 * i for i in range(9)], [2000, 1500]),
+], ids=["small", "scatter-ring-broadcast"])
+def test_allgatherv_with_scattered_displacements_equals_the_library(counts):
+    # rdispls out of rank order and with gaps: Algorithm 2 and root gathering assemble the
+    # blocks in a scratch buffer and copy them out; the gaps keep the fill value as the
+    # library leaves them
     import os
     import subprocess
     import sys
@@ -285,9 +316,11 @@ def test_allgatherv_with_scattered_displacements_equals_the_library():
     from tuwviz.launch import local_mpi_command, mpi_env
     from conftest import REPO
 
-    r = subprocess.run([*local_mpi_command(), "-n", "5", sys.executable, "-c", SCATTERED_SCRIPT],
+    n = len(counts[0]) + len(counts[1])
+    r = subprocess.run([*local_mpi_command(), "-n", str(n), sys.executable, "-c",
+                        SCATTERED_SCRIPT, json.dumps(counts)],
                        capture_output=True, text=True, timeout=hang_guard(300), cwd=REPO,
-                       env={**os.environ, **mpi_env(5, timed=False)})
+                       env={**os.environ, **mpi_env(n, timed=False)})
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     (line,) = [l.split("RESULT ", 1)[1] for l in r.stdout.splitlines() if "RESULT " in l]
     for rank, out in enumerate(json.loads(line)):

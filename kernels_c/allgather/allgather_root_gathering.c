@@ -6,17 +6,20 @@
  * On an inter-communicator of groups A (p processes, blocks of k_A) and B (q, k_B):
  *   1. concurrently, each group gathers its blocks at its rank 0 (binomial tree, tuwviz's
  *      gather/binomial);
- *   2. a_0 sends A's p k_A to b_0, which broadcasts them in B (binomial tree, whole
- *      message per edge);
+ *   2. a_0 sends A's p k_A to b_0, which broadcasts them in B as MPICH does
+ *      (tuw_bcast_library: a binomial tree, whole message per edge, below 12288 bytes or 8
+ *      processes; else a binomial scatter of q almost equal pieces and a ring Allgatherv);
  *   3. then b_0 sends B's q k_B to a_0, which broadcasts them in A.
  * Steps 2 and 3 run one after the other, as in the libraries (Section 3.1: "performed
  * sequentially"); A is the larger group (on a tie, the one whose first process has the
  * lower MPI_COMM_WORLD rank).  MPI_IN_PLACE is not meaningful on an inter-communicator.
  *
  * Cost (one-ported): gather ceil(log2 p) alpha + (p - 1) k_A beta (in parallel with B's);
- * then alpha + p k_A beta and ceil(log2 q) (alpha + p k_A beta) for B's broadcast; then the
- * same for B's data in A.  Whole data sent several times: the transfer term is several
- * times the lower bound M = max(p k_A, q k_B) beta (Eq. (2) for the libraries' version).
+ * then alpha + p k_A beta and B's broadcast: ceil(log2 q) (alpha + p k_A beta) on the tree,
+ * (ceil(log2 q) + q - 1) alpha + about 2 p k_A beta by scatter and ring; then the same for
+ * B's data in A.  For large messages that is Eq. (2): transfer
+ * max((p-1) k_A, (q-1) k_B) + 3 p k_A + 3 q k_B, against the lower bound
+ * M = max(p k_A, q k_B) beta.
  * Memory: p k_A at a_0 and q k_B at b_0.
  *
  * Example, p = 3, q = 2: a_1 -> a_0, a_2 -> a_0 (gather; b_1 -> b_0 meanwhile), a_0 -> b_0
@@ -57,7 +60,7 @@ int TUW_Allgather_root_gathering(const void *sendbuf, int sendcount, MPI_Datatyp
                 rc = TUW_Recv(recvbuf, v.remote * recvcount, recvtype, 0, 1, comm,
                               MPI_STATUS_IGNORE);
             if (rc == MPI_SUCCESS)
-                rc = tuw_bcast_binomial(recvbuf, v.remote * recvcount, recvtype, 0, v.local);
+                rc = tuw_bcast_library(recvbuf, v.remote * recvcount, recvtype, v.local);
         }
     }
     free(mem);

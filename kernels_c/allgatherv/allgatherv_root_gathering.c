@@ -4,10 +4,12 @@
  * remote-gather-local-bcast), the baseline the segmented Algorithm 2 is measured against.
  *
  * On an inter-communicator of groups A (p processes, blocks k_{A,i}) and B (q, k_{B,j}):
- *   1. every a_i sends its block to b_0, which receives them in rank order straight into
- *      recvbuf at rdispls (it knows A's counts: they are its recvcounts); b_0 then
- *      broadcasts the whole of recvbuf in B (binomial tree, one message of an indexed
- *      datatype over recvcounts and rdispls per edge);
+ *   1. every a_i sends its block to b_0, which receives them in rank order, one after
+ *      another (it knows A's counts: they are its recvcounts); b_0 then broadcasts all K_A
+ *      elements in B as MPICH does (tuw_bcast_library: a binomial tree below 12288 bytes
+ *      or 8 processes, else binomial scatter and ring Allgatherv).  The blocks land straight
+ *      in recvbuf when rdispls place them one after another, else in a scratch buffer that
+ *      is copied out at the end;
  *   2. then the same from B to a_0 and A.
  * A is the larger group (on a tie, the one whose first process has the lower
  * MPI_COMM_WORLD rank) and goes first, as the libraries do it sequentially.  Empty blocks
@@ -15,13 +17,15 @@
  * MPI_IN_PLACE is not meaningful on an inter-communicator.
  *
  * Cost (one-ported): b_0 receives K_A = sum_i k_{A,i} from p senders one after another:
- * p alpha + K_A beta, then ceil(log2 q) (alpha + K_A beta); then the same for B's data in
- * A.  Memory: none beyond an indexed datatype.
+ * p alpha + K_A beta, then the broadcast: ceil(log2 q) (alpha + K_A beta) on the tree, about
+ * (ceil(log2 q) + q - 1) alpha + 2 K_A beta by scatter and ring; then the same for B's data
+ * in A.  Memory: K elements when rdispls scatter the blocks.
  *
  * Example, p = 3, q = 2: a_0, a_1, a_2 -> b_0, b_0 -> b_1 (all of A's), then b_0, b_1 ->
  * a_0, a_0 -> a_2, a_0 -> a_1.
  * Model: tuwviz/model/intergroup.py (allgatherv "root_gathering").
  */
+#include <stdlib.h>
 #include "tuwviz.h"
 
 int TUW_Allgatherv_root_gathering(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -37,25 +41,38 @@ int TUW_Allgatherv_root_gathering(const void *sendbuf, int sendcount, MPI_Dataty
             return MPI_ERR_COUNT;
     MPI_Aint lb, extent;
     MPI_Type_get_extent(recvtype, &lb, &extent);
-    MPI_Datatype whole; /* all of the other group's blocks, where rdispls puts them */
-    rc = MPI_Type_indexed(v.remote, recvcounts, rdispls, recvtype, &whole);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Type_commit(&whole);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    /* the other group's blocks one after another, as broadcast: in recvbuf if rdispls
+     * place them so, else in a scratch buffer copied out at the end */
+    long long K = 0;
+    int contiguous = 1;
+    for (int i = 0; i < v.remote; i++) {
+        contiguous &= (long long)rdispls[i] == rdispls[0] + K;
+        K += recvcounts[i];
+    }
+    if (tuw_fits_int(K) != MPI_SUCCESS)
+        return MPI_ERR_COUNT;
+    void *mem = NULL;
+    char *all = v.remote ? (char *)recvbuf + (MPI_Aint)rdispls[0] * extent : recvbuf;
+    if (!contiguous && !(all = tuw_alloc_elems(K, recvtype, &mem)))
+        return MPI_ERR_NO_MEM;
     /* phase 0: A's blocks to b_0 and B; phase 1: B's to a_0 and A */
     for (int phase = 0; phase < 2 && rc == MPI_SUCCESS; phase++) {
         int sending = phase == 0 ? v.is_a : !v.is_a;
         if (sending)
             rc = TUW_Send(sendbuf, sendcount, sendtype, 0, 1, comm);
         else {
-            for (int i = 0; i < v.remote && rc == MPI_SUCCESS && v.rank == 0; i++)
-                rc = TUW_Recv((char *)recvbuf + (MPI_Aint)rdispls[i] * extent, recvcounts[i],
-                              recvtype, i, 1, comm, MPI_STATUS_IGNORE);
+            long long start = 0;
+            for (int i = 0; i < v.remote && rc == MPI_SUCCESS && v.rank == 0; i++) {
+                rc = TUW_Recv(all + start * extent, recvcounts[i], recvtype, i, 1, comm,
+                              MPI_STATUS_IGNORE);
+                start += recvcounts[i];
+            }
             if (rc == MPI_SUCCESS)
-                rc = tuw_bcast_binomial(recvbuf, 1, whole, 0, v.local);
+                rc = tuw_bcast_library(all, (int)K, recvtype, v.local);
         }
     }
-    MPI_Type_free(&whole);
+    if (rc == MPI_SUCCESS && !contiguous) /* the blocks to their rdispls */
+        rc = tuw_unpack_blocks(all, v.remote, recvcounts, rdispls, recvtype, recvbuf);
+    free(mem);
     return rc;
 }

@@ -111,15 +111,8 @@ int TUW_Allgatherv_segmented(const void *sendbuf, int sendcount, MPI_Datatype se
     if (rc == MPI_SUCCESS)
         rc = TUW_Allgatherv_circulant(MPI_IN_PLACE, 0, recvtype, parts, counts, displs,
                                       recvtype, v.local);
-    if (rc == MPI_SUCCESS && !contiguous) { /* the blocks to their rdispls */
-        long long start = 0;
-        for (int i = 0; i < v.remote && rc == MPI_SUCCESS; i++) {
-            rc = tuw_local_copy(parts + start * rext, recvcounts[i], recvtype,
-                                (char *)recvbuf + (MPI_Aint)rdispls[i] * rext, recvcounts[i],
-                                recvtype);
-            start += recvcounts[i];
-        }
-    }
+    if (rc == MPI_SUCCESS && !contiguous) /* the blocks to their rdispls */
+        rc = tuw_unpack_blocks(parts, v.remote, recvcounts, rdispls, recvtype, recvbuf);
     free(reqs);
     free(order);
     free(mem);

@@ -11,7 +11,8 @@
  * the model can say which one it is.
  *
  * The helpers below are what the intergroup kernels need inside a group, all through the
- * traced wrappers: a binomial-tree broadcast (root gathering), and the sum and exclusive
+ * traced wrappers: the broadcasts of root gathering (a binomial tree; MPICH's choice between
+ * it and scatter + ring allgather), and the sum and exclusive
  * prefix sum of one count per process (Algorithm 2's Allreduce and Exscan).
  */
 #include <stdlib.h>
@@ -147,6 +148,61 @@ int tuw_bcast_binomial(void *buf, int count, MPI_Datatype type, int root, MPI_Co
     /* children from the largest subtree (latest round) down: the deepest path starts first */
     for (int k = t.nchildren - 1; k >= 0 && rc == MPI_SUCCESS; k--)
         rc = TUW_Send(buf, count, type, t.child[k].rank, t.child[k].round, comm);
+    return rc;
+}
+
+int tuw_bcast_library(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
+{
+    int rank, p, size, rc = MPI_SUCCESS;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    MPI_Type_size(type, &size);
+    if ((long long)count * size < TUW_BCAST_SHORT_MSG || p < TUW_BCAST_MIN_PROCS)
+        return tuw_bcast_binomial(buf, count, type, 0, comm);
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(type, &lb, &ext);
+    int *counts = malloc(2 * (size_t)p * sizeof *counts), *displs = counts ? counts + p : NULL;
+    if (!counts)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < p; i++) { /* piece i, for rank i; they fit: count does */
+        long long f, s;
+        tuw_ig_part(count, p, i, &f, &s);
+        displs[i] = (int)f;
+        counts[i] = (int)s;
+    }
+    /* the scatter: my subtree's pieces (ranks rank .. rank + size - 1) from my parent, then
+     * each child's, largest subtree first; every rank knows all sizes, no sizes message */
+    tuw_binomial_tree t;
+    tuw_binomial_tree_create(p, rank, 0, &t);
+#define PIECES_END(r, n) ((r) + (n) < p ? displs[(r) + (n)] : count)
+    if (t.parent >= 0)
+        rc = TUW_Recv((char *)buf + (MPI_Aint)displs[rank] * ext,
+                      PIECES_END(rank, t.size) - displs[rank], type, t.parent, t.round, comm,
+                      MPI_STATUS_IGNORE);
+    for (int k = t.nchildren - 1; k >= 0 && rc == MPI_SUCCESS; k--) {
+        int c = t.child[k].rank;
+        rc = TUW_Send((char *)buf + (MPI_Aint)displs[c] * ext,
+                      PIECES_END(c, t.child[k].size) - displs[c], type, c, t.child[k].round,
+                      comm);
+    }
+#undef PIECES_END
+    if (rc == MPI_SUCCESS)
+        rc = TUW_Allgatherv_ring(MPI_IN_PLACE, 0, type, buf, counts, displs, type, comm);
+    free(counts);
+    return rc;
+}
+
+int tuw_unpack_blocks(const char *packed, int n, const int counts[], const int displs[],
+                      MPI_Datatype type, void *buf)
+{
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(type, &lb, &ext);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        rc = tuw_local_copy(packed, counts[i], type, (char *)buf + (MPI_Aint)displs[i] * ext,
+                            counts[i], type);
+        packed += (MPI_Aint)counts[i] * ext;
+    }
     return rc;
 }
 

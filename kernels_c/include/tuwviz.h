@@ -224,11 +224,23 @@ int tuw_inter_merged(MPI_Comm comm, MPI_Comm *merged);
 /* Broadcast along the binomial tree (topology.h) from root, whole message per edge, tag =
  * round; through the traced wrappers. */
 int tuw_bcast_binomial(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+/* MPICH's broadcast from rank 0, as its default selection picks it: the binomial tree below
+ * TUW_BCAST_SHORT_MSG bytes or TUW_BCAST_MIN_PROCS processes, else a binomial scatter of
+ * almost equal pieces (tuw_ig_part) and a ring Allgatherv of them (Eq. (2)'s "factor of
+ * two off" broadcast). */
+#define TUW_BCAST_SHORT_MSG 12288
+#define TUW_BCAST_MIN_PROCS 8
+int tuw_bcast_library(void *buf, int count, MPI_Datatype type, MPI_Comm comm);
+/* n blocks of counts[i] elements, one after another from `packed`, copied to `buf` at
+ * displs[i] (the end of a kernel that assembled scattered rdispls in scratch). */
+int tuw_unpack_blocks(const char *packed, int n, const int counts[], const int displs[],
+                      MPI_Datatype type, void *buf);
 /* Sum and exclusive prefix sum of one count per process (Algorithm 2's Allreduce and
  * Exscan): recursive doubling, tag 2^k, then the total broadcast from rank p-1. */
 int tuw_count_sums(long long mine, long long *total, long long *prefix, MPI_Comm comm);
-/* The intragroup Allgatherv the intergroup kernels run inside each group (in place). */
+/* The intragroup Allgathervs the intergroup kernels run inside each group (in place). */
 TUW_PROTO(ALLGATHERV, TUW_Allgatherv_circulant);
+TUW_PROTO(ALLGATHERV, TUW_Allgatherv_ring);
 /* The local gather of the root-gathering Allgather. */
 TUW_PROTO(GATHER, TUW_Gather_binomial);
 

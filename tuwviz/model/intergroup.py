@@ -10,7 +10,9 @@ first; the builders follow the C kernels step for step:
 * :func:`root_gathering` (``kernels_c/allgather/allgather_root_gathering.c``, and the
   Allgatherv one): the gathers (Allgather: in each group to its rank 0 along the binomial
   tree; Allgatherv: every process of A to b_0, in rank order, empty blocks too), then A's
-  data to B's rank 0 and a binomial broadcast in B, then B's data to A the same way;
+  data to B's rank 0 and a broadcast in B as MPICH chooses it (the binomial tree below
+  :data:`BCAST_SHORT_MSG` bytes or :data:`BCAST_MIN_PROCS` processes, else a binomial
+  scatter and a ring Allgatherv), then B's data to A the same way;
 * :func:`segmented` (``kernels_c/allgather/allgather_segmented.c``, Algorithm 1): A cut
   into q subgroups (:func:`~tuwviz.model.topology.intergroup.ig_part`); a_i sends its block
   to b_j and receives its segment of b_j's (one ``SendRecv``); b_j sends its i-th segment
@@ -35,7 +37,7 @@ from .program import Op, Recv, Schedule, Send, SendRecv, Waitall
 from .topology.binomial import binomial_tree_create
 from .topology.intergroup import ig_part, ig_part_of, ig_receivers, ig_recv_order
 
-__all__ = ["groups_ab", "root_gathering", "segmented"]
+__all__ = ["BCAST_MIN_PROCS", "BCAST_SHORT_MSG", "groups_ab", "root_gathering", "segmented"]
 
 
 def _check(problem: Problem, collectives: tuple[str, ...]) -> None:
@@ -89,6 +91,36 @@ def _bcast(programs: list[list[Op]], members: list[int], nbytes: int, root: int 
             programs[r].append(Send(members[e.rank], nbytes, e.round))
 
 
+#: ``tuw_bcast_library``'s switch to scatter + ring: MPICH's default
+#: ``MPIR_CVAR_BCAST_SHORT_MSG_SIZE`` (bytes) and ``MPIR_CVAR_BCAST_MIN_PROCS``.
+BCAST_SHORT_MSG = 12288
+BCAST_MIN_PROCS = 8
+
+
+def _bcast_library(programs: list[list[Op]], members: list[int], count: int,
+                   problem: Problem) -> None:
+    """``tuw_bcast_library`` of `count` elements from the group's rank 0: the binomial
+    tree for short messages or small groups, else a binomial scatter of almost equal
+    pieces and a ring Allgatherv of them (MPICH's large-message broadcast)."""
+    from .allgatherv import ring
+
+    n, item = len(members), problem.itemsize
+    if count * item < BCAST_SHORT_MSG or n < BCAST_MIN_PROCS:
+        _bcast(programs, members, count * item)
+        return
+    first = [ig_part(count, n, i)[0] for i in range(n)] + [count]
+    for local, r in enumerate(members):
+        t = binomial_tree_create(n, local, 0)
+        if t.parent >= 0:  # my subtree's pieces
+            nbytes = (first[min(local + t.size, n)] - first[local]) * item
+            programs[r].append(Recv(members[t.parent], nbytes, t.round))
+        for e in reversed(t.children):
+            nbytes = (first[min(e.rank + e.size, n)] - first[e.rank]) * item
+            programs[r].append(Send(members[e.rank], nbytes, e.round))
+    pieces = tuple(first[i + 1] - first[i] for i in range(n))
+    _sub(programs, members, ring(Problem("allgatherv", n, 0, pieces, datatype=problem.datatype)))
+
+
 def root_gathering(problem: Problem) -> Schedule:
     """The libraries' root gathering (Section 3.1), as the C kernels do it."""
     _check(problem, ("allgather", "allgatherv"))
@@ -112,7 +144,7 @@ def root_gathering(problem: Problem) -> Schedule:
             for r in src:
                 programs[r].append(Send(dst[0], problem.block_counts()[r] * item, 1))
                 programs[dst[0]].append(Recv(r, problem.block_counts()[r] * item, 1))
-        _bcast(programs, dst, size[src[0]])
+        _bcast_library(programs, dst, size[src[0]] // item, problem)
     return Schedule(problem.collective, "root_gathering", problem.size, programs, problem)
 
 
