@@ -8,7 +8,9 @@ module puts the two together:
 * :func:`ratio_verdicts` says, per algorithm, at which sizes it is faster or slower than the
   library (ratios of medians on the same problem);
 * :func:`pipeline_verdict` says in one sentence whether the pipelined ring beats the linear
-  ring on the measured rows, and with fitted ``alpha``/``beta`` what the model predicts.
+  ring on the measured rows, and with fitted ``alpha``/``beta`` what the model predicts;
+* :func:`intergroup_improvement` measures the intergroup paper's T_old / T_new (root
+  gathering over the segmented algorithms) on two-group rows, Figure 6's points.
 
 All take bench rows as a :class:`pandas.DataFrame` (:data:`tuwviz.bench.ROW_FIELDS`).
 
@@ -25,7 +27,7 @@ round: 1 µs start-up and 4 ns per byte.
 """
 from __future__ import annotations
 
-__all__ = ["fit_ring_cost", "pipeline_verdict", "ratio_verdicts"]
+__all__ = ["fit_ring_cost", "intergroup_improvement", "pipeline_verdict", "ratio_verdicts"]
 
 
 def fit_ring_cost(df) -> tuple[float, float]:
@@ -165,4 +167,60 @@ def ratio_verdicts(df, against: str = "native") -> list[str]:
             f"slower at {', '.join(losses)}" if losses else "") if x)
         out.append(f"{coll}/{alg} vs {against}, measured on {int(first.get('ranks', first['p']))} "
                    f"ranks{over}: {', '.join(parts)}; {verdict}")
+    return out
+
+
+def intergroup_improvement(df, old: str = "root_gathering", new: str = "segmented",
+                           setting=None) -> list[dict]:
+    """Measured T_old / T_new of two-group bench rows (Figure 6's points).
+
+    Rows of the same problem (collective, p, q, distribution, b, b_b) are paired: the
+    median time of `old` over that of `new`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Bench rows with the group columns (``bench --groups``).
+    old, new : str, optional
+        The algorithms compared.
+    setting : optional
+        The ``setting`` value of every returned row (e.g. a setting number); by default a
+        description such as ``"6,2 regular"``.
+
+    Returns
+    -------
+    list of dict
+        ``setting``, ``collective``, ``p``, ``q``, ``b``, ``b_b``, ``bytes`` (A's block size
+        ``b`` in bytes), ``old_us``, ``new_us``, ``improvement``, ``ranks`` and
+        ``oversubscribed``, sorted by problem.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"collective": "allgather", "algorithm": ["root_gathering",
+    ...     "segmented"], "p": 6, "q": 2, "distribution": "regular", "b": 1000, "b_b": 1000,
+    ...     "datatype": "int", "median_us": [900.0, 300.0], "ranks": 8, "oversubscribed": True})
+    >>> r = intergroup_improvement(rows)[0]
+    >>> r["setting"], r["bytes"], r["improvement"]
+    ('6,2 regular', 4000, 3.0)
+    """
+    from .problems import DATATYPES
+
+    if "q" not in df.columns:
+        raise ValueError("these bench rows are from one group; T_old / T_new needs rows of "
+                         "`tuwviz bench ... --groups P,Q`")
+    keys = ["collective", "p", "q", "distribution", "b", "b_b", "datatype"]
+    out = []
+    for key, rows in df.groupby(keys, sort=True):
+        times = dict(zip(rows["algorithm"], rows["median_us"].astype(float)))
+        if old not in times or new not in times or not times[new]:
+            continue
+        coll, p, q, dist, b, b_b, dtype = key
+        first = rows.iloc[0]
+        out.append({"setting": f"{p},{q} {dist}" if setting is None else setting,
+                    "collective": coll, "p": int(p), "q": int(q), "b": int(b),
+                    "b_b": int(b_b), "bytes": int(b) * DATATYPES[dtype],
+                    "old_us": times[old], "new_us": times[new],
+                    "improvement": times[old] / times[new], "ranks": int(first["ranks"]),
+                    "oversubscribed": bool(first["oversubscribed"])})
     return out

@@ -20,7 +20,8 @@ B the other (q, k_B, K_B), as :func:`tuwviz.model.intergroup.groups_ab` picks th
 * :func:`eq_5`: the expected improvement (M + 3 K_A + 3 K_B) / M (Section 5), which for
   the paper's eight settings (:data:`SETTINGS`, :func:`setting_problem`) gives 7.0, 4.84,
   4.21, 6.68, 7.0, 7.0, 4.84, 4.84;
-* :func:`improvement`: the same ratio T_old / T_new from simulated model schedules.
+* :func:`improvement`: the same ratio T_old / T_new from simulated model schedules, and
+  :func:`improvement_curve`, Figure 6's curves (labelled as model).
 
 Examples
 --------
@@ -46,6 +47,7 @@ __all__ = [
     "eq_2",
     "eq_5",
     "improvement",
+    "improvement_curve",
     "lower_bound",
     "setting_problem",
     "theorem_1",
@@ -263,6 +265,49 @@ def improvement(problem: Problem, alpha: float = 0.0, beta: float = 1e-9,
     old = simulate(schedule(problem.collective, "root_gathering", problem), alpha, beta).time
     t = simulate(schedule(problem.collective, new, problem), alpha, beta).time
     return old / t if t else math.nan
+
+
+def improvement_curve(settings, n: int, sizes, alpha: float = 1.4e-6,
+                      beta: float = 1.0e-9) -> list[dict]:
+    """Figure 6's curves from the model: T_old / T_new per setting and message size.
+
+    Parameters
+    ----------
+    settings : iterable of int
+        Setting numbers (:data:`SETTINGS`).
+    n : int
+        Processes in both groups (64, 256 or 2,048 in the paper).
+    sizes : iterable of int
+        Largest message per process in bytes (the paper: 64 KiB to 8 MiB per node); the
+        block size b is chosen so that A's largest block has about this many bytes.
+    alpha, beta : float, optional
+        Seconds per message and per byte (defaults: about a 2019 cluster network,
+        1.4 us and 1 GB/s).
+
+    Returns
+    -------
+    list of dict
+        ``setting``, ``n``, ``bytes``, ``improvement``, ``eq_5`` and ``source`` (``"model"``).
+
+    >>> rows = improvement_curve([1], 64, [1 << 16, 1 << 20])
+    >>> [round(r["improvement"], 2) for r in rows], rows[0]["eq_5"], rows[0]["source"]
+    ([6.87, 6.85], 7.0, 'model')
+    """
+    rows = []
+    for s in settings:
+        for size in sizes:
+            pr = _problem_of_size(s, n, int(size))
+            rows.append({"setting": s, "n": n, "bytes": int(size),
+                         "improvement": improvement(pr, alpha, beta), "eq_5": round(eq_5(pr), 2),
+                         "source": "model"})
+    return rows
+
+
+def _problem_of_size(setting: int, n: int, size: int, datatype: str = "int") -> Problem:
+    """setting_problem with A's largest block about `size` bytes."""
+    probe = setting_problem(setting, n, 1, datatype)
+    largest = max(probe.group_counts(0)) * probe.itemsize  # bytes per unit of b
+    return setting_problem(setting, n, max(1, round(size / max(largest, 1))), datatype)
 
 
 def _regular(problem: Problem, g: _Groups) -> None:

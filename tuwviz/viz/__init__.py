@@ -33,6 +33,15 @@ For the circulant-graph reductions (Träff, Hunold, Vardas, Funk; :mod:`tuwviz.v
     The rounds replayed (from the model or a recorded trace) as data, checking that every
     input is added once, and animated: who has summed which inputs (Figure 2).
 
+For the intergroup Allgather(v) (Kang, Träff et al.; :mod:`tuwviz.viz.intergroup`):
+
+:func:`intergroup_figure`
+    The exchange between the two groups as a bipartite graph (Figures 1-3).
+:func:`intergroup_frames`, :func:`animate_intergroup`
+    The steps replayed (model or recorded trace) and animated: exchange, then Allgathers.
+:func:`improvement_figure`
+    T_old / T_new over the message size per setting, model and measured (Figure 6).
+
 For benchmark results (:mod:`tuwviz.viz.plots`):
 
 :func:`~tuwviz.viz.plots.bench_figure`, :func:`~tuwviz.viz.plots.ratio_figure`
@@ -48,6 +57,8 @@ from ._common import block_text, circular_layout, sources, tree_layout
 from .animation import animate_schedule, animation_frames
 from .circulant import animate_circulant, circulant_figure, circulant_frames
 from .graph import EDGE_STYLES, gather_tree_figure, schedule_figure, schedule_graph
+from .intergroup import (animate_intergroup, improvement_figure, intergroup_figure,
+                         intergroup_frames)
 from .plots import save_html, show
 from .ring import animate_ring, ring_figure, ring_frames
 from .timeline import (
@@ -65,6 +76,7 @@ __all__ = [
     "EDGE_STYLES",
     "ScheduleExplorer",
     "animate_circulant",
+    "animate_intergroup",
     "animate_ring",
     "animate_schedule",
     "animation_frames",
@@ -77,6 +89,9 @@ __all__ = [
     "gather_tree_figure",
     "idle_summary",
     "idle_times",
+    "improvement_figure",
+    "intergroup_figure",
+    "intergroup_frames",
     "ring_figure",
     "ring_frames",
     "save_html",
