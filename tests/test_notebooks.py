@@ -34,6 +34,7 @@ ALLGATHERV = "02_pipelined_allgatherv.ipynb"
 COURSE = "05_course_gather_scatter.ipynb"
 CIRCULANT = "03_circulant_reductions.ipynb"
 ALLGATHER_STUDY = "04_circulant_allgather_guidelines.ipynb"
+INTERGROUP = "06_intergroup_allgather.ipynb"
 
 MARKER_VAR = "TUWVIZ_TEST_NOTEBOOK"
 PROCESS_MARKERS = ("ipyparallel.engine", "ipyparallel.controller", "ipcontroller",
@@ -191,6 +192,16 @@ def test_notebook_runs(path, tmp_path, notebook_env, request):
         _circulant_animation_works(workdir / "results" / "03_circulant_allreduce.html",
                                    request.getfixturevalue("browser"))
 
+    if path.name == INTERGROUP:
+        with open(workdir / "results" / "06_intergroup.csv") as f:
+            assert len(f.readlines()) == 1 + 24  # 2 group pairs x 2 collectives x 3 x 2 sizes
+        assert "every one equals the library: True" in text
+        assert "trace = model: True" in text and "trace replays like the model: True" in text
+        assert re.search(r"groups 1,1, regular, 65536 B per process: T_old / T_new measured", text)
+        assert "oversubscribed" in text
+        _intergroup_animation_works(workdir / "results" / "06_algorithm_1.html",
+                                    request.getfixturevalue("browser"))
+
     if path.name == ALLGATHER_STUDY:
         from tuwviz import make_problem, model
         from tuwviz.study import study_cases
@@ -233,6 +244,23 @@ def _circulant_animation_works(path: Path, browser, end: list[str] | None = None
     page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('step_slider').value == 4",
                            timeout=hang_guard(120_000))
     assert page.evaluate(held) == (end or ["0-10"] * 11)
+    assert errors == [], errors
+    page.close()
+
+
+def _intergroup_animation_works(path: Path, browser) -> None:
+    """Open the notebook's saved Algorithm 1 animation (p = 8, q = 3, blocks of 6 bytes)
+    offline in Chromium and play it to the end: every process of A has B's 18 bytes, every
+    process of B A's 48, each exactly once."""
+    assert path.exists(), f"{path.name} was not written"
+    page, errors = open_bokeh_page(browser, path)
+    held = "() => Array.from(Bokeh.documents[0].get_model_by_name('nodes').data.held)"
+    assert page.evaluate(held) == ["0/18 B"] * 8 + ["0/48 B"] * 3
+    end = page.evaluate("() => Bokeh.documents[0].get_model_by_name('step_slider').end")
+    page.get_by_role("button", name="► Play").click()
+    page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('step_slider').value == "
+                           f"{end}", timeout=hang_guard(120_000))
+    assert page.evaluate(held) == ["18/18 B"] * 8 + ["48/48 B"] * 3
     assert errors == [], errors
     page.close()
 

@@ -10,7 +10,8 @@ module puts the two together:
 * :func:`pipeline_verdict` says in one sentence whether the pipelined ring beats the linear
   ring on the measured rows, and with fitted ``alpha``/``beta`` what the model predicts;
 * :func:`intergroup_improvement` measures the intergroup paper's T_old / T_new (root
-  gathering over the segmented algorithms) on two-group rows, Figure 6's points.
+  gathering over the segmented algorithms) on two-group rows, Figure 6's points, and
+  :func:`intergroup_verdicts` sets each next to the model's prediction for the same problem.
 
 All take bench rows as a :class:`pandas.DataFrame` (:data:`tuwviz.bench.ROW_FIELDS`).
 
@@ -27,7 +28,8 @@ round: 1 µs start-up and 4 ns per byte.
 """
 from __future__ import annotations
 
-__all__ = ["fit_ring_cost", "intergroup_improvement", "pipeline_verdict", "ratio_verdicts"]
+__all__ = ["fit_ring_cost", "intergroup_improvement", "intergroup_verdicts", "pipeline_verdict",
+           "ratio_verdicts"]
 
 
 def fit_ring_cost(df) -> tuple[float, float]:
@@ -224,3 +226,44 @@ def intergroup_improvement(df, old: str = "root_gathering", new: str = "segmente
                     "improvement": times[old] / times[new], "ranks": int(first["ranks"]),
                     "oversubscribed": bool(first["oversubscribed"])})
     return out
+
+
+def intergroup_verdicts(df, alpha: float = 1.4e-6, beta: float = 1e-9, seed: int = 0,
+                        close: float = 0.25) -> list[str]:
+    """One sentence per measured two-group problem: measured T_old / T_new (root gathering
+    over the segmented algorithm) against the model's, and whether they agree (within
+    `close`, relative).
+
+    The model is :func:`tuwviz.model.intergroup_cost.improvement` of the same problem with
+    `alpha` and `beta` (seconds per message and per byte); rows measured with more ranks
+    than cores say so, since waiting for a core then adds to every message.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"collective": "allgather", "algorithm": ["root_gathering",
+    ...     "segmented"], "p": 4, "q": 4, "distribution": "regular", "b": 16384,
+    ...     "b_b": 16384, "datatype": "int", "median_us": [6500.0, 1000.0], "ranks": 8,
+    ...     "oversubscribed": True})
+    >>> print(intergroup_verdicts(rows)[0])    # doctest: +NORMALIZE_WHITESPACE
+    allgather, groups 4,4, regular, 65536 B per process: T_old / T_new measured 6.50,
+    model 6.69 (alpha 1.4 us, beta 1 ns/B): agrees within 25% (8 ranks, oversubscribed)
+    """
+    from .model.intergroup_cost import improvement
+    from .problems import make_problem
+
+    lines = []
+    for r in intergroup_improvement(df):
+        dist = r["setting"].split(" ", 1)[1]
+        pr = make_problem(r["collective"], r["p"], dist, r["b"], q=r["q"], b_b=r["b_b"],
+                          seed=seed, datatype=str(df["datatype"].iloc[0]))
+        predicted = improvement(pr, alpha, beta)
+        ratio = r["improvement"] / predicted
+        verdict = (f"agrees within {close:.0%}" if abs(ratio - 1) <= close else
+                   f"measured is {ratio:.2f} of the model")
+        where = f"{r['ranks']} ranks" + (", oversubscribed" if r["oversubscribed"] else "")
+        lines.append(f"{r['collective']}, groups {r['p']},{r['q']}, {dist}, {r['bytes']} B per "
+                     f"process: T_old / T_new measured {r['improvement']:.2f}, model "
+                     f"{predicted:.2f} (alpha {alpha * 1e6:.2g} us, beta {beta * 1e9:.2g} "
+                     f"ns/B): {verdict} ({where})")
+    return lines
