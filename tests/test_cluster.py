@@ -93,6 +93,20 @@ def test_bench_on_engines_labels_the_backend(cluster, tmp_path):
     assert len(pd.read_csv(tmp_path / "r.csv")) == 4
 
 
+def test_two_groups_on_engines_verify_bench_and_trace(cluster, tmp_path):
+    # the engines split into A and B (and idle ones) for the intergroup collectives
+    report = cluster.verify(["allgather", "allgatherv"], groups=["3,1", "2,2", "1,2"], bs=[0, 5])
+    assert report.ok and {(r["p"], r["q"]) for r in report.results} == {(3, 1), (2, 2), (1, 2)}
+    df = cluster.bench("allgatherv", ["native", "segmented"], groups=[(3, 1)], bs=[10],
+                       reps=5, warmup=1, out=tmp_path / "g.csv", progress=False)
+    assert list(df[["p", "q", "k_a", "k_b"]].itertuples(index=False, name=None)) == \
+        [(3, 1, 30, 10)] * 2
+    assert list(pd.read_csv(tmp_path / "g.csv")["q"]) == [1, 1]
+    pr = make_problem("allgatherv", 2, "arithmetic", 3, q=2)
+    assert model.schedule("allgatherv", "segmented", pr).matches_trace(
+        cluster.trace(pr, "segmented"))
+
+
 def test_a_dying_engine_is_named_rows_kept_and_cluster_restarts(cluster, tmp_path):
     out = tmp_path / "r.csv"
     pid = cluster.rank_infos()[2]["pid"]

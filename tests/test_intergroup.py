@@ -49,6 +49,23 @@ def test_every_intergroup_algorithm_equals_the_librarys(groups, bs):
         tuple(map(int, g.split(","))) if isinstance(g, str) else g for g in groups}
 
 
+def test_the_papers_settings_scaled_down_equal_the_librarys():
+    # settings 1-8 (Section 5) on 4+4 and 1+1 processes (p = q) or 7+2 and 11+3 (about
+    # 25/7), empty and non-empty blocks, k_A = 4 k_B and k_B = 4 k_A, arithmetic counts
+    from tuwviz.model.intergroup_cost import SETTINGS, setting_problem
+    from tuwviz.verify import run_verify, verify_case
+
+    cases = []
+    for number, s in SETTINGS.items():
+        for groups in ([(4, 4), (1, 1)] if s.equal_groups else [(7, 2), (11, 3)]):
+            for b in (0, 5):
+                pr = setting_problem(number, 0, b, groups=groups)
+                cases += [verify_case(pr, alg) for alg in INTER[s.collective]]
+    report = run_verify(cases)
+    assert report.ok, report.table()
+    assert len(report.results) == 8 * 2 * 2 * 3
+
+
 def _by_dir(events, rank, remote=True):
     return [e for e in events[rank] if e["remote"] == remote]
 

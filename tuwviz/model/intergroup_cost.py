@@ -219,17 +219,21 @@ SETTINGS: dict[int, Setting] = {
 }
 
 
-def setting_problem(number: int, n: int, b: int, datatype: str = "int") -> Problem:
+def setting_problem(number: int, n: int, b: int, datatype: str = "int",
+                    groups: tuple[int, int] | None = None) -> Problem:
     """The paper's setting `number` on `n` processes with block size `b` (elements).
 
     p = q = n/2, or p = 25 n/32 and q = 7 n/32 (64 processes: 50 and 14; 256: 200 and 56;
     2,048: 1,600 and 448).  Setting 8 needs equal mean blocks in the two groups for the
     paper's 4.84 (with the same step in both, Eq. (5) gives 4 + 3 q(q-1) / (p(p-1)), about
-    4.22): a_i sends b (q-1) i, b_j sends b (p-1) j.
+    4.22): a_i sends b (q-1) i, b_j sends b (p-1) j.  `groups` = (p, q) scales a setting
+    down to other group sizes (`n` is then ignored), e.g. (7, 2) for 25/7.
 
     >>> pr = setting_problem(8, 64, 2)
     >>> (pr.p, pr.q), pr.counts[:3], pr.counts[50:53]
     ((50, 14), (0, 26, 52), (0, 98, 196))
+    >>> setting_problem(4, 0, 3, groups=(7, 2)).counts[6:]
+    (3, 12, 12)
 
     Raises
     ------
@@ -241,9 +245,12 @@ def setting_problem(number: int, n: int, b: int, datatype: str = "int") -> Probl
                          f"{', '.join(map(str, SETTINGS))}")
     s = SETTINGS[number]
     parts = 2 if s.equal_groups else 32
-    if n < parts or n % parts:
+    if groups is not None:
+        p, q = groups
+    elif n < parts or n % parts:
         raise ValueError(f"setting {number} ({s.text}) needs n divisible by {parts}, got {n}")
-    p, q = (n // 2, n // 2) if s.equal_groups else (25 * n // 32, 7 * n // 32)
+    else:
+        p, q = (n // 2, n // 2) if s.equal_groups else (25 * n // 32, 7 * n // 32)
     b_a, b_b = s.k_a * b, s.k_b * b
     if number == 8:
         b_a, b_b = b * (q - 1), b * (p - 1)
