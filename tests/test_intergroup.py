@@ -265,6 +265,37 @@ def test_trace_equals_model(collective, algorithm, sweep):
         assert model.simulate(s, alpha=1e-6, beta=1e-9).time > 0 or pr.m == 0
 
 
+def test_cli_model_on_two_groups_prints_the_schedule_and_the_papers_bounds(cli):
+    from tuwviz.model.intergroup_cost import eq_2, lower_bound, theorem_1
+
+    r = cli("model", "allgather", "--groups", "50,14", "--b", "1000", "--datatype", "byte")
+    assert r.returncode == 0, r.stderr
+    pr = make_problem("allgather", 50, "same", 1000, q=14, datatype="byte")
+    assert "model allgather/root_gathering" in r.stdout and "model allgather/segmented" in r.stdout
+    for name, value in (("lower bound M", lower_bound(pr)), ("Eq. (2) root gathering", eq_2(pr)),
+                        ("Theorem 1: M + k_B", theorem_1(pr))):
+        assert f"{name:<26} {value:,}" in r.stdout
+    assert "Eq. (5) improvement        4.84" in r.stdout
+    r = cli("model", "allgatherv", "segmented", "--groups", "1600,448", "--dist",
+            "arithmetic", "--b", "2", "--b-b", "7", "--json")  # paper scale: the model's
+    assert r.returncode == 0, r.stderr
+    (row,) = json.loads(r.stdout)
+    assert row["schedule"]["p"] == 2048 and row["label"] == "model"
+    assert row["bounds_bytes"]["lower bound M"] == 4 * max(2 * 1599 * 800, 7 * 447 * 224)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["allgather", "--groups", "3,2", "--np", "4"], "give --groups P,Q or --np/--counts/--root"),
+    (["gatherv", "--groups", "3,2"], "--groups is for allgather, allgatherv"),
+    (["allgather", "--b-b", "3"], "--b-b (group B's block size) needs --groups P,Q"),
+    (["allgather", "--groups", "3"], "groups '3' is not two sizes P,Q"),
+    (["allgather", "circulant", "--groups", "3,2"], "no model for algorithm 'circulant'"),
+])
+def test_cli_model_groups_bad_input(cli, args, message):
+    r = cli("model", *args)
+    assert r.returncode == 2 and message in r.stderr and r.stdout == "", r.stderr
+
+
 def test_the_model_refuses_the_wrong_kind_of_problem():
     from tuwviz import model
 

@@ -329,7 +329,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("collective", help="the collective, e.g. gatherv")
     sp.add_argument("algorithm", nargs="?", help="algorithm (default: every modelled one)")
-    sp.add_argument("--np", type=_int_type(1), default=8, help="number of processes p (default 8)")
+    sp.add_argument("--np", type=_int_type(1), help="number of processes p (default 8)")
+    sp.add_argument("--groups", metavar="P,Q",
+                    help="two groups instead of --np (allgather, allgatherv on an "
+                         "inter-communicator): A of P processes, B of Q, e.g. --groups 50,14; "
+                         "also prints the intergroup paper's bounds")
+    sp.add_argument("--b-b", type=_int_type(0), metavar="B",
+                    help="with --groups: group B's block size b (default: --b)")
     sp.add_argument("--root", type=_int_type(0), help="root (default p/2)")
     sp.add_argument("--dist", default="same", help=f"distribution ({dists})")
     sp.add_argument("--b", type=_int_type(0), default=100,
@@ -707,8 +713,10 @@ def cmd_model(args) -> int:
     info = collective(args.collective)
     if args.root is not None and not info.rooted:
         raise ValueError(f"--root: {info.name} has no root")
-    names = [args.algorithm] if args.algorithm else model.algorithms(info.name)
-    valid = model.algorithms(info.name)
+    groups = _model_groups(args, info.name)
+    kind = "intra" if groups is None else "inter"
+    names = [args.algorithm] if args.algorithm else model.algorithms(info.name, kind)
+    valid = model.algorithms(info.name, kind)
     for name in names:  # unknown names fail before the problem is built
         if name not in valid:
             raise ValueError(f"no model for algorithm {name!r} of {info.name}; "
@@ -724,7 +732,11 @@ def cmd_model(args) -> int:
             raise ValueError(f"--root: root {root} out of range 0..{p - 1} for the {p} --counts")
         problem = Problem(info.name, p, root, counts, datatype=args.datatype,
                           op=args.op or default_op(args.datatype))
+    elif groups is not None:
+        problem = make_problem(info.name, groups[0], args.dist, args.b, seed=args.seed,
+                               datatype=args.datatype, q=groups[1], b_b=args.b_b)
     else:
+        args.np = 8 if args.np is None else args.np
         if args.np - 1 > args.max_messages:  # every model sends at least p - 1 messages
             raise ValueError(
                 f"--np {args.np}: a model on p={args.np} needs at least {args.np - 1:,} "
@@ -754,14 +766,58 @@ def cmd_model(args) -> int:
                            **params)
         r = model.simulate(s, args.alpha, args.beta, args.gamma)
         out.append((s, r))
+    bounds = _intergroup_bounds(problem) if groups is not None else None
     if args.json:
-        print(json.dumps([{"schedule": s.to_dict(), "prediction": r.to_dict(), "label": "model"}
-                          for s, r in out], indent=2))
+        rows = [{"schedule": s.to_dict(), "prediction": r.to_dict(), "label": "model"}
+                for s, r in out]
+        if bounds is not None:
+            for row in rows:
+                row["bounds_bytes"] = bounds
+        print(json.dumps(rows, indent=2))
     else:
         # fit the terminal (or COLUMNS); piped into a file, lines keep their full length
         width = shutil.get_terminal_size((0, 0)).columns or None
         print("\n\n".join(model.format_report(s, r, width=width) for s, r in out))
+        if bounds is not None:
+            print("\nThe intergroup paper's transfer terms for this problem (bytes; times "
+                  f"beta = {args.beta:g} s/B):")
+            for name, value in bounds.items():
+                print(f"  {name:<26} {value:,.2f}" if isinstance(value, float)
+                      else f"  {name:<26} {value:,}")
     return 0
+
+
+def _model_groups(args, collective_name: str) -> tuple[int, int] | None:
+    """--groups for `tuwviz model`: one pair, the model's own bound on its size."""
+    if args.groups is None:
+        if args.b_b is not None:
+            raise ValueError("--b-b (group B's block size) needs --groups P,Q")
+        return None
+    from .problems import INTERGROUP_COLLECTIVES
+    from .sweep import parse_groups
+
+    if args.np is not None or args.counts is not None or args.root is not None:
+        raise ValueError("give --groups P,Q or --np/--counts/--root, not both")
+    if collective_name not in INTERGROUP_COLLECTIVES:
+        raise ValueError(f"--groups is for {', '.join(INTERGROUP_COLLECTIVES)} (on an "
+                         f"inter-communicator), not {collective_name}")
+    (pair,) = parse_groups(args.groups, max_total=args.max_messages)
+    return pair
+
+
+def _intergroup_bounds(problem) -> dict:
+    """The intergroup paper's bounds of `problem` (tuwviz.model.intergroup_cost)."""
+    from .model import intergroup_cost as cost
+
+    out = {"lower bound M": cost.lower_bound(problem), "Eq. (2) root gathering": cost.eq_2(problem)}
+    if problem.collective == "allgather":
+        out["Theorem 1: M + k_B"] = cost.theorem_1(problem)
+        out["Algorithm 1 bound"] = cost.algorithm_1_bound(problem)
+    out["Theorem 3 (Algorithm 2)"] = round(cost.theorem_3(problem), 2)
+    if problem.collective == "allgatherv":
+        out["Algorithm 2 bound"] = cost.algorithm_2_bound(problem)
+    out["Eq. (5) improvement"] = round(cost.eq_5(problem), 3)
+    return out
 
 
 def cmd_lab(args) -> int:

@@ -131,11 +131,12 @@ def parse_names(text: str | Iterable[str] | None) -> list[str] | None:
     return None if items in ([], ["all"]) else items
 
 
-def parse_groups(groups) -> list[tuple[int, int]]:
+def parse_groups(groups, max_total: int | None = None) -> list[tuple[int, int]]:
     """Two-group sizes ``(p, q)`` from ``"5,2"``, ``["5,2", "3,4"]`` or ``[(5, 2)]``.
 
-    Each group has at least one process, and both together at most
-    :data:`tuwviz.launch.MAX_RANKS`.
+    Each group has at least one process, and both together at most `max_total`
+    (default :data:`tuwviz.launch.MAX_RANKS`, the ranks this machine runs; the model
+    passes its own bound).
 
     Raises
     ------
@@ -163,7 +164,9 @@ def parse_groups(groups) -> list[tuple[int, int]]:
                              f"processes, B of 2)")
         p = check_int("size p of group A", _as_int(parts[0]), lo=1)
         q = check_int("size q of group B", _as_int(parts[1]), lo=1)
-        if p + q > MAX_RANKS:
+        if max_total is not None and p + q > max_total:
+            raise ValueError(f"groups {p},{q}: {p + q} processes, more than {max_total:,}")
+        if max_total is None and p + q > MAX_RANKS:
             raise ValueError(f"groups {p},{q} need {p + q} ranks, more than {MAX_RANKS} (the "
                              f"limit of this machine; set TUWVIZ_MAX_RANKS to raise it)")
         out.append((p, q))
