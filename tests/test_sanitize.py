@@ -106,4 +106,8 @@ def test_all_kernels_under_asan_quick(tmp_path):
 @pytest.mark.full
 def test_all_kernels_under_asan_full(tmp_path):
     cases = sanitized_cases(range(1, 10), [0, 1, 17, 1000], None)
+    # root gathering's large broadcast (binomial scatter + ring, >= 12,288 bytes to >= 8
+    # processes) and its scratch buffer
+    cases += verify_cases(["allgather", "allgatherv"], ["root_gathering"], groups=[(8, 1)],
+                          bs=[4000])
     check(run_sanitized(tmp_path, cases, 9), cases)
