@@ -40,7 +40,8 @@ int TUW_Allgatherv_root_gathering(const void *sendbuf, int sendcount, MPI_Dataty
         if (recvcounts[i] < 0)
             return MPI_ERR_COUNT;
     MPI_Aint lb, extent;
-    MPI_Type_get_extent(recvtype, &lb, &extent);
+    if ((rc = MPI_Type_get_extent(recvtype, &lb, &extent)) != MPI_SUCCESS)
+        return rc;
     /* the other group's blocks one after another, as broadcast: in recvbuf if rdispls
      * place them so, else in a scratch buffer copied out at the end */
     long long K = 0;

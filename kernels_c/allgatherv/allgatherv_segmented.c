@@ -64,8 +64,9 @@ int TUW_Allgatherv_segmented(const void *sendbuf, int sendcount, MPI_Datatype se
         return rc;
 
     MPI_Aint lb, rext, sext;
-    MPI_Type_get_extent(recvtype, &lb, &rext);
-    MPI_Type_get_extent(sendtype, &lb, &sext);
+    if ((rc = MPI_Type_get_extent(recvtype, &lb, &rext)) != MPI_SUCCESS ||
+        (rc = MPI_Type_get_extent(sendtype, &lb, &sext)) != MPI_SUCCESS)
+        return rc;
     void *mem = NULL;
     char *parts = recvbuf; /* where the global index starts */
     if (!contiguous && !(parts = tuw_alloc_elems(K, recvtype, &mem)))

@@ -156,11 +156,13 @@ int tuw_bcast_library(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
     int rank, p, size, rc = MPI_SUCCESS;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
-    MPI_Type_size(type, &size);
+    if ((rc = MPI_Type_size(type, &size)) != MPI_SUCCESS)
+        return rc;
     if ((long long)count * size < TUW_BCAST_SHORT_MSG || p < TUW_BCAST_MIN_PROCS)
         return tuw_bcast_binomial(buf, count, type, 0, comm);
     MPI_Aint lb, ext;
-    MPI_Type_get_extent(type, &lb, &ext);
+    if ((rc = MPI_Type_get_extent(type, &lb, &ext)) != MPI_SUCCESS)
+        return rc;
     int *counts = malloc(2 * (size_t)p * sizeof *counts), *displs = counts ? counts + p : NULL;
     if (!counts)
         return MPI_ERR_NO_MEM;
@@ -196,8 +198,7 @@ int tuw_unpack_blocks(const char *packed, int n, const int counts[], const int d
                       MPI_Datatype type, void *buf)
 {
     MPI_Aint lb, ext;
-    MPI_Type_get_extent(type, &lb, &ext);
-    int rc = MPI_SUCCESS;
+    int rc = MPI_Type_get_extent(type, &lb, &ext);
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
         rc = tuw_local_copy(packed, counts[i], type, (char *)buf + (MPI_Aint)displs[i] * ext,
                             counts[i], type);

@@ -46,8 +46,9 @@ static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 /* user_first: a o b = a, associative but not commutative (inout = in o inout = in) */
 static void user_first(void *in, void *inout, int *len, MPI_Datatype *type)
 {
-    int size = 0;
-    MPI_Type_size(*type, &size);
+    int size = 0; /* a user function cannot return an error: on failure, copy nothing */
+    if (MPI_Type_size(*type, &size) != MPI_SUCCESS)
+        return;
     memcpy(inout, in, (size_t)*len * (size_t)size);
 }
 
