@@ -41,8 +41,9 @@ int TUW_Allgather_segmented(const void *sendbuf, int sendcount, MPI_Datatype sen
         return MPI_ERR_COUNT;
     int p = v.is_a ? v.size : v.remote, q = v.is_a ? v.remote : v.size;
     MPI_Aint lb, rext, sext;
-    MPI_Type_get_extent(recvtype, &lb, &rext);
-    MPI_Type_get_extent(sendtype, &lb, &sext);
+    if ((rc = MPI_Type_get_extent(recvtype, &lb, &rext)) != MPI_SUCCESS ||
+        (rc = MPI_Type_get_extent(sendtype, &lb, &sext)) != MPI_SUCCESS)
+        return rc;
     /* the final Allgatherv's blocks, counted in elements of recvtype */
     if (tuw_fits_int((long long)v.remote * recvcount) != MPI_SUCCESS)
         return MPI_ERR_COUNT;

@@ -36,26 +36,17 @@ int TUW_Allgatherv_root_gathering(const void *sendbuf, int sendcount, MPI_Dataty
     int rc = tuw_intergroup_begin(comm, sendbuf, sendcount, recvbuf, &v);
     if (rc != MPI_SUCCESS)
         return rc;
-    for (int i = 0; i < v.remote; i++)
-        if (recvcounts[i] < 0)
-            return MPI_ERR_COUNT;
     MPI_Aint lb, extent;
     if ((rc = MPI_Type_get_extent(recvtype, &lb, &extent)) != MPI_SUCCESS)
         return rc;
     /* the other group's blocks one after another, as broadcast: in recvbuf if rdispls
      * place them so, else in a scratch buffer copied out at the end */
-    long long K = 0;
-    int contiguous = 1;
-    for (int i = 0; i < v.remote; i++) {
-        contiguous &= (long long)rdispls[i] == rdispls[0] + K;
-        K += recvcounts[i];
-    }
-    if (tuw_fits_int(K) != MPI_SUCCESS)
-        return MPI_ERR_COUNT;
-    void *mem = NULL;
-    char *all = v.remote ? (char *)recvbuf + (MPI_Aint)rdispls[0] * extent : recvbuf;
-    if (!contiguous && !(all = tuw_alloc_elems(K, recvtype, &mem)))
-        return MPI_ERR_NO_MEM;
+    long long K;
+    char *all;
+    void *mem;
+    rc = tuw_packed_blocks(recvbuf, v.remote, recvcounts, rdispls, recvtype, &K, &all, &mem);
+    if (rc != MPI_SUCCESS)
+        return rc;
     /* phase 0: A's blocks to b_0 and B; phase 1: B's to a_0 and A */
     for (int phase = 0; phase < 2 && rc == MPI_SUCCESS; phase++) {
         int sending = phase == 0 ? v.is_a : !v.is_a;
@@ -72,7 +63,7 @@ int TUW_Allgatherv_root_gathering(const void *sendbuf, int sendcount, MPI_Dataty
                 rc = tuw_bcast_library(all, (int)K, recvtype, v.local);
         }
     }
-    if (rc == MPI_SUCCESS && !contiguous) /* the blocks to their rdispls */
+    if (rc == MPI_SUCCESS && mem) /* the blocks to their rdispls */
         rc = tuw_unpack_blocks(all, v.remote, recvcounts, rdispls, recvtype, recvbuf);
     free(mem);
     return rc;

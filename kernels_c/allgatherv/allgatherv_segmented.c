@@ -18,7 +18,7 @@
  *      one, tuwviz's own).
  * Every process knows the other group's counts (recvcounts), so it computes its own part
  * and senders without communication; its own group's it learns in step 1.  With rdispls
- * that are not the prefix sums of recvcounts the parts are assembled in a scratch buffer of
+ * that do not place the blocks one after another the parts are assembled in a scratch buffer of
  * K elements and copied out.  Parts are cut in elements: both groups must describe the data
  * with datatypes of the same size.
  *
@@ -47,30 +47,22 @@ int TUW_Allgatherv_segmented(const void *sendbuf, int sendcount, MPI_Datatype se
     int rc = tuw_intergroup_begin(comm, sendbuf, sendcount, recvbuf, &v);
     if (rc != MPI_SUCCESS)
         return rc;
-    long long K = 0; /* the other group's elements */
-    int contiguous = 1;
-    for (int i = 0; i < v.remote; i++) {
-        if (recvcounts[i] < 0)
-            return MPI_ERR_COUNT;
-        contiguous &= (long long)rdispls[i] == K;
-        K += recvcounts[i];
-    }
-    if (tuw_fits_int(K) != MPI_SUCCESS)
-        return MPI_ERR_COUNT;
-
-    long long mine_total, mine_before; /* step 1: my group's total and my prefix */
-    rc = tuw_count_sums(sendcount, &mine_total, &mine_before, v.local);
+    long long K;  /* the other group's elements, their global index from `parts` on */
+    char *parts;
+    void *mem;
+    rc = tuw_packed_blocks(recvbuf, v.remote, recvcounts, rdispls, recvtype, &K, &parts, &mem);
     if (rc != MPI_SUCCESS)
         return rc;
 
+    long long mine_total, mine_before; /* step 1: my group's total and my prefix */
+    rc = tuw_count_sums(sendcount, &mine_total, &mine_before, v.local);
     MPI_Aint lb, rext, sext;
-    if ((rc = MPI_Type_get_extent(recvtype, &lb, &rext)) != MPI_SUCCESS ||
-        (rc = MPI_Type_get_extent(sendtype, &lb, &sext)) != MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && (rc = MPI_Type_get_extent(recvtype, &lb, &rext)) == MPI_SUCCESS)
+        rc = MPI_Type_get_extent(sendtype, &lb, &sext);
+    if (rc != MPI_SUCCESS) {
+        free(mem);
         return rc;
-    void *mem = NULL;
-    char *parts = recvbuf; /* where the global index starts */
-    if (!contiguous && !(parts = tuw_alloc_elems(K, recvtype, &mem)))
-        return MPI_ERR_NO_MEM;
+    }
     int *order = malloc(((size_t)v.remote + 2 * (size_t)v.size) * sizeof *order);
     int *counts = order ? order + v.remote : NULL, *displs = counts ? counts + v.size : NULL;
     int nto = 0, lo = 0;
@@ -112,7 +104,7 @@ int TUW_Allgatherv_segmented(const void *sendbuf, int sendcount, MPI_Datatype se
     if (rc == MPI_SUCCESS)
         rc = TUW_Allgatherv_circulant(MPI_IN_PLACE, 0, recvtype, parts, counts, displs,
                                       recvtype, v.local);
-    if (rc == MPI_SUCCESS && !contiguous) /* the blocks to their rdispls */
+    if (rc == MPI_SUCCESS && mem) /* the blocks to their rdispls */
         rc = tuw_unpack_blocks(parts, v.remote, recvcounts, rdispls, recvtype, recvbuf);
     free(reqs);
     free(order);

@@ -194,6 +194,32 @@ int tuw_bcast_library(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
     return rc;
 }
 
+int tuw_packed_blocks(void *recvbuf, int n, const int recvcounts[], const int rdispls[],
+                      MPI_Datatype type, long long *K, char **packed, void **mem)
+{
+    int contiguous = 1;
+    *K = 0;
+    *mem = NULL;
+    for (int i = 0; i < n; i++) {
+        if (recvcounts[i] < 0)
+            return MPI_ERR_COUNT;
+        contiguous &= (long long)rdispls[i] == rdispls[0] + *K;
+        *K += recvcounts[i];
+    }
+    if (tuw_fits_int(*K) != MPI_SUCCESS)
+        return MPI_ERR_COUNT;
+    MPI_Aint lb, ext;
+    int rc = MPI_Type_get_extent(type, &lb, &ext);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (contiguous) {
+        *packed = n ? (char *)recvbuf + (MPI_Aint)rdispls[0] * ext : recvbuf;
+        return MPI_SUCCESS;
+    }
+    *packed = tuw_alloc_elems(*K, type, mem);
+    return *packed ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
 int tuw_unpack_blocks(const char *packed, int n, const int counts[], const int displs[],
                       MPI_Datatype type, void *buf)
 {

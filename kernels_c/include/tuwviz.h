@@ -231,6 +231,12 @@ int tuw_bcast_binomial(void *buf, int count, MPI_Datatype type, int root, MPI_Co
 #define TUW_BCAST_SHORT_MSG 12288
 #define TUW_BCAST_MIN_PROCS 8
 int tuw_bcast_library(void *buf, int count, MPI_Datatype type, MPI_Comm comm);
+/* Where the n blocks of the other group travel one after another (*K elements): `*packed`
+ * is recvbuf at rdispls[0] when rdispls place them so (*mem = NULL), else a scratch buffer
+ * (*mem, to free) copied out with tuw_unpack_blocks at the end.  MPI_ERR_COUNT for a
+ * negative count or a total beyond int. */
+int tuw_packed_blocks(void *recvbuf, int n, const int recvcounts[], const int rdispls[],
+                      MPI_Datatype type, long long *K, char **packed, void **mem);
 /* n blocks of counts[i] elements, one after another from `packed`, copied to `buf` at
  * displs[i] (the end of a kernel that assembled scattered rdispls in scratch). */
 int tuw_unpack_blocks(const char *packed, int n, const int counts[], const int displs[],

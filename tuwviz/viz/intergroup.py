@@ -95,8 +95,10 @@ def _other_bytes(schedule: "Schedule") -> list[int]:
     """Bytes each process must end with: the other group's data."""
     pr = schedule.problem
     a, b = groups_ab(pr)
-    total = {id(g): sum(pr.block_counts()[r] for r in g) * pr.itemsize for g in (a, b)}
-    return [total[id(b)] if r in set(a) else total[id(a)] for r in range(schedule.p)]
+    counts = pr.block_counts()
+    k_a, k_b = (sum(counts[r] for r in g) * pr.itemsize for g in (a, b))
+    in_a = set(a)
+    return [k_b if r in in_a else k_a for r in range(schedule.p)]
 
 
 def intergroup_frames(schedule: "Schedule", trace: Sequence[Sequence[dict]] | None = None
