@@ -91,6 +91,52 @@ def test_ratio_figure(bench_df):
     assert "ranks" in _caption(fig)
 
 
+@pytest.mark.parametrize("factor", [14.0, 0.2])
+def test_ratio_figure_keeps_the_line_at_1_in_view(bench_df, factor):
+    # notebook 00's oversubscribed ratios (12.8-16) once put the promised line off-screen
+    rows = bench_df.assign(ratio_to_native=[1.0 if a == "native" else factor * (1 + 0.1 * i)
+                                            for i, a in enumerate(bench_df["algorithm"])])
+    fig = plots.ratio_figure(rows)
+    ratios = rows[rows["algorithm"] != "native"]["ratio_to_native"]
+    assert fig.y_range.start < 1.0 < fig.y_range.end
+    assert fig.y_range.start <= ratios.min() and ratios.max() <= fig.y_range.end
+
+
+def test_a_long_caption_wraps_to_the_figure_width(bench_df):
+    many = pd.concat([bench_df.assign(distribution=d) for d in ("same", "spikes", "linear")])
+    grid = plots.time_vs_count_figure(many)
+    from bokeh.models import Title
+    from bokeh.plotting import figure as Figure
+
+    figs = list(grid.select({"type": Figure}))
+    assert len(figs) == 3
+    for fig in figs:
+        lines = [t.text for t in fig.below if isinstance(t, Title)]
+        assert " ".join(lines) == plots.measured_where(bench_df)
+        assert all(len(line) * 5.6 <= fig.width for line in lines), (fig.width, lines)
+
+
+def test_notebook_output_loads_bokehjs_once_and_draws_when_in_the_page(bench_df, monkeypatch):
+    published = []
+    monkeypatch.setattr("IPython.display.publish_display_data",
+                        lambda data, *a, **k: published.append(data))
+    monkeypatch.setattr(plots, "_inline_loaded", False)
+    plots.show(plots.bench_figure(bench_df))
+    plots.show(plots.ratio_figure(bench_df))
+    load, first, second = published
+    assert list(load) == ["application/javascript"]  # once, under one MIME type
+    assert "/* BEGIN bokeh.min.js */" in load["application/javascript"]
+    bundles = re.findall(r"/\* BEGIN (\S+) \*/", load["application/javascript"])
+    assert bundles == ["bokeh.min.js", "bokeh-widgets.min.js"], bundles
+    assert len(load["application/javascript"]) < 2_000_000
+    for fig in (first, second):
+        html = fig["text/html"]
+        element = re.search(r'<div id="([^"]+)" data-root-id', html).group(1)
+        # drawn only once its div is attached to the page (notebook 01's explorer drew
+        # into a div that was not there yet)
+        assert f"var id = '{element}'" in html and "el.isConnected" in html
+
+
 def test_save_html_is_offline(bench_df, tmp_path):
     target = tmp_path / "figures" / "bench.html"
     out = plots.save_html(plots.bench_figure(bench_df), target, "gatherv bench")

@@ -40,13 +40,28 @@ from .launch import (SILENT_LIMIT, STALL_LIMIT, check_ranks, check_stall_limit, 
 from .watch import ENV_VAR as WATCH_ENV
 from .watch import RankWatch
 
-__all__ = ["LocalCluster", "PROFILES_DIR"]
+__all__ = ["LocalCluster", "PROFILES_DIR", "free_cores"]
 
 #: Where the ipyparallel profiles live; ``TUWVIZ_PROFILES`` overrides.
 PROFILES_DIR = Path(os.environ.get("TUWVIZ_PROFILES", Path(__file__).resolve().parent.parent / "cluster_profiles"))
 
 #: Seconds the other ranks get to finish after one rank failed before engines are stopped.
 FAILURE_GRACE = 3.0
+
+
+def free_cores() -> int:
+    """How many local ranks run one per core: this machine's core count.
+
+    It is the count a run's ``oversubscribed`` flag compares the ranks of a host with
+    (:func:`tuwviz.sweep.run_metadata`), so a cluster of at most this many engines is
+    measured without oversubscription.
+
+    Examples
+    --------
+    >>> free_cores() >= 1
+    True
+    """
+    return os.cpu_count() or 1
 
 
 def _engine_info():

@@ -109,10 +109,12 @@ from .figures import guideline_figure, save_page
 from .load import NEEDED_COLUMNS, load_results
 from .measure import MissingMeasurements, MissingOperation, measure_missing, missing_operations
 from .tables import (
+    HTML_TABLE_STYLE,
     LAYOUTS,
     Column,
     GuidelineTable,
     TableLayout,
+    breakable,
     check_stats,
     gatherv_table,
     guideline_table,
@@ -126,6 +128,7 @@ __all__ = [
     "EVALUATION_COLUMNS",
     "FAMILIES",
     "GUIDELINES",
+    "HTML_TABLE_STYLE",
     "LAYOUTS",
     "NEEDED_COLUMNS",
     "PAPERS",
@@ -144,6 +147,7 @@ __all__ = [
     "TableLayout",
     "SAME",
     "algorithm_title",
+    "breakable",
     "check_stats",
     "consistency_table",
     "evaluate",

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from .data import GUIDELINES, PAPERS, algorithm_title
 from .evaluate import evaluate
 from .load import load_results
+from .tables import HTML_TABLE_STYLE, breakable
 
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
     import pandas as pd
@@ -140,19 +141,20 @@ class ConsistencyTable:
 
     def to_html(self) -> str:
         esc = _html.escape
-        head = "".join(f"<th>{esc(h)}</th>" for h in
+        head = "".join(f"<th style=\"padding:1px 4px\">{esc(h)}</th>" for h in
                        ("Guideline", "statement", "family", "p", "m", "lhs µs", "rhs µs",
                         "lhs/rhs", "verdict", "right side"))
         body = []
         for r in self.rows:
             style = ' style="color:#c00;font-weight:bold"' if r["verdict"] == "violated" else ""
             body.append(
-                f"<tr{style}><td>{esc(r['number'])}</td><td>{esc(r['statement'])}</td>"
+                f"<tr{style}><td>{esc(r['number'])}</td><td>{breakable(r['statement'])}</td>"
                 f"<td>{esc(r['family'])}</td><td>{r['p']}</td><td>{r['m']}</td>"
                 f"<td>{r['lhs']:.2f}</td><td>{r['rhs']:.2f}</td><td>{r['factor']:.2f}</td>"
-                f"<td>{esc(r['verdict'])}</td><td>{esc(r['rhs_terms'])}</td></tr>")
+                f"<td>{esc(r['verdict'])}</td><td>{breakable(r['rhs_terms'])}</td></tr>")
         items = "".join(f"<li>{esc(s)}</li>" for s in self.summary())
-        return (f"<table class=\"tuwviz-consistency\"><caption>{esc(self.caption)}</caption>"
+        return (f"<table class=\"tuwviz-consistency\" style=\"{HTML_TABLE_STYLE}\">"
+                f"<caption>{esc(self.caption)}</caption>"
                 f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
                 f"<ul>{items}</ul>")
 

@@ -41,15 +41,32 @@ if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
     import pandas as pd
 
 __all__ = [
+    "HTML_TABLE_STYLE",
     "LAYOUTS",
     "Column",
     "GuidelineTable",
     "TableLayout",
+    "breakable",
     "check_stats",
     "gatherv_table",
     "guideline_table",
     "table_ps",
 ]
+
+#: Inline style of tuwviz's HTML tables: compact (small type, narrow padding), so that a
+#: paper's table fits a notebook beside JupyterLab's file browser.
+HTML_TABLE_STYLE = "border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:0.85em"
+
+
+def breakable(text: str) -> str:
+    """`text` HTML-escaped, with a line-break opportunity after each ``_`` and ``+``.
+
+    Examples
+    --------
+    >>> breakable("Binomial_Gatherv")
+    'Binomial_<wbr>Gatherv'
+    """
+    return _html.escape(text).replace("_", "_<wbr>").replace("+", "+<wbr>")
 
 
 @dataclass(frozen=True)
@@ -258,13 +275,12 @@ class GuidelineTable:
         """
         esc = _html.escape
         lead = (["p", "root"] if self.show_p else []) + ["Problem", "m", "m'"]
-        out = ['<table class="tuwviz-guideline-table" style="border-collapse:collapse;'
-               'font-variant-numeric:tabular-nums">',
+        out = [f'<table class="tuwviz-guideline-table" style="{HTML_TABLE_STYLE}">',
                f'<caption style="caption-side:top;text-align:left;max-width:60em">'
                f'{esc(self.caption_for("html"))}</caption>', "<thead>", "<tr>"]
-        th = 'style="padding:2px 8px;border-bottom:1px solid #999"'
+        th = 'style="padding:1px 4px;border-bottom:1px solid #999"'
         out += [f'<th rowspan="2" {th}>{esc(c)}</th>' for c in lead]
-        out += [f'<th colspan="{len(self.stats)}" {th}>{esc(c)}</th>' for c in self.columns]
+        out += [f'<th colspan="{len(self.stats)}" {th}>{breakable(c)}</th>' for c in self.columns]
         out += ["</tr>", "<tr>"]
         out += [f'<th {th}>{esc(s)}</th>' for _ in self.columns for s in self.stats]
         out += ["</tr>", "</thead>", "<tbody>"]
@@ -276,7 +292,7 @@ class GuidelineTable:
             if group != last:
                 start, last = i, group
             spans[start] = spans.get(start, 0) + 1
-        td = "padding:2px 8px;text-align:right"
+        td = "padding:1px 4px;text-align:right"
         for i, r in enumerate(self.rows):
             pr = r["problem"]
             attrs = (f'data-distribution="{esc(pr["distribution"])}" data-b="{pr["b"]}" '
@@ -286,7 +302,7 @@ class GuidelineTable:
                 out.append(f'<td style="{td}">{pr["p"]}</td><td style="{td}">{pr["root"]}</td>')
             if i in spans:
                 out.append(f'<th rowspan="{spans[i]}" style="text-align:left;vertical-align:top;'
-                           f'padding:2px 8px">{esc(problem_title(pr["distribution"]))}</th>')
+                           f'padding:1px 4px">{esc(problem_title(pr["distribution"]))}</th>')
             out.append(f'<td style="{td}">{pr["m"]}</td><td style="{td}">{pr["m_prime"]}</td>')
             for c in self.columns:
                 for s in self.stats:

@@ -17,10 +17,13 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only
 __all__ = [
     "LEVEL_GAP",
     "NODE_RADIUS",
+    "NOTEBOOK_WIDTH",
     "block_bytes",
     "block_counts",
     "circular_layout",
     "data_direction",
+    "fit_row",
+    "player_row",
     "sources",
     "tree_layout",
 ]
@@ -36,6 +39,13 @@ KIND_COLORS = {"data": "#1f5fbf", "exchange": "#222222", "info": "#8c8c8c"}
 ROOT_COLOR = "#f2b134"
 NODE_COLOR = "#dce8f7"
 ACTIVE_COLOR = "#ff7f0e"
+
+#: Width (px) a notebook output gets in JupyterLab 4 in a 1400-px window with the file
+#: browser open (968 measured): panels that do not fit side by side in it are stacked.
+NOTEBOOK_WIDTH = 940
+
+# Bokeh's default margin around each child of a row (px, left and right together).
+_ROW_MARGIN = 10
 
 # Collectives whose data flow from the root down a tree (edges point parent -> child).
 _DOWNWARD = ("scatter", "scatterv", "bcast")
@@ -247,3 +257,29 @@ def sources(obj: "Model") -> dict[str, "ColumnDataSource"]:
     from bokeh.models import ColumnDataSource
 
     return {s.name: s for s in obj.select({"type": ColumnDataSource}) if s.name}
+
+
+def fit_row(*panels: "Model") -> "Model":
+    """The panels side by side if they fit :data:`NOTEBOOK_WIDTH`, else one below the other.
+
+    Examples
+    --------
+    >>> from bokeh.plotting import figure
+    >>> type(fit_row(figure(width=400), figure(width=400))).__name__
+    'Row'
+    >>> type(fit_row(figure(width=600), figure(width=400))).__name__
+    'Column'
+    """
+    from bokeh.layouts import column, row
+
+    total = sum((p.width or 0) + _ROW_MARGIN for p in panels)
+    return row(*panels) if total <= NOTEBOOK_WIDTH else column(*panels)
+
+
+def player_row(button: "Model", slider: "Model", label: "Model") -> "Model":
+    """An animation's controls in one row: play button, step slider and the step's label,
+    which gets the width left of :data:`NOTEBOOK_WIDTH` (at least 200 px)."""
+    from bokeh.layouts import row
+
+    label.width = max(200, NOTEBOOK_WIDTH - button.width - slider.width - 3 * _ROW_MARGIN)
+    return row(button, slider, label)

@@ -35,6 +35,8 @@ from ._common import (
     block_counts,
     block_text,
     circular_layout,
+    fit_row,
+    player_row,
     shorten,
     tree_layout,
 )
@@ -195,7 +197,7 @@ def animate_schedule(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0
         ``"nodes"`` and ``"cells"``.  The slider is named ``"step_slider"``, the button
         ``"play_button"``.
     """
-    from bokeh.layouts import column, row
+    from bokeh.layouts import column
     from bokeh.models import Button, ColumnDataSource, CustomJS, Div, Slider
 
     if result is None:
@@ -242,9 +244,7 @@ def animate_schedule(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0
     panels = [graph]
     if matrix:
         panels.append(_matrix_figure(schedule, cells, nblocks, graph.height))
-    side_by_side = sum(f.width for f in panels) <= 1300
-    body = row(*panels) if side_by_side else column(*panels)
-    return column(row(button, slider, label), body, name="animation")
+    return column(player_row(button, slider, label), fit_row(*panels), name="animation")
 
 
 # -- data -------------------------------------------------------------------------------------

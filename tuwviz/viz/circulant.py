@@ -61,7 +61,7 @@ from ..model.topology.circulant import (
     circ_skips,
     circ_to,
 )
-from ._common import ACTIVE_COLOR, NODE_COLOR, ROOT_COLOR
+from ._common import ACTIVE_COLOR, NODE_COLOR, ROOT_COLOR, player_row
 from .animation import _PLAY_JS
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
@@ -497,7 +497,7 @@ def animate_circulant(schedule: "Schedule", trace: Sequence[dict] | None = None,
         (every message with its ``frame``), ``"current"`` (the shown frame's) and
         ``"nodes"`` (``held``: the shown frame's texts).
     """
-    from bokeh.layouts import column, row
+    from bokeh.layouts import column
     from bokeh.models import Arrow, Button, ColumnDataSource, CustomJS, Div, LabelSet, Slider, VeeHead
 
     _check_p(schedule.p, "animate_circulant")
@@ -546,7 +546,7 @@ def animate_circulant(schedule: "Schedule", trace: Sequence[dict] | None = None,
                   slider=slider, label=label), code=_UPDATE_JS))
     button.js_on_event("button_click", CustomJS(
         args=dict(button=button, slider=slider, interval=int(interval_ms)), code=_PLAY_JS))
-    return column(row(button, slider, label), fig, name="circulant_animation")
+    return column(player_row(button, slider, label), fig, name="circulant_animation")
 
 
 def allgather_buffers(p: int, rank: int) -> dict:

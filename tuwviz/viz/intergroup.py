@@ -33,7 +33,7 @@ import math
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..model.intergroup import groups_ab
-from ._common import ACTIVE_COLOR, NODE_COLOR
+from ._common import ACTIVE_COLOR, NODE_COLOR, player_row
 from .animation import _PLAY_JS
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
@@ -337,7 +337,7 @@ def animate_intergroup(schedule: "Schedule", trace: Sequence[Sequence[dict]] | N
     >>> src["frames"].data["held"][0][:2], src["frames"].data["held"][-1][6]
     (['0/6 B', '0/6 B'], '38/30 B')
     """
-    from bokeh.layouts import column, row
+    from bokeh.layouts import column
     from bokeh.models import (Arrow, Button, ColumnDataSource, CustomJS, Div, LabelSet,
                               Slider, VeeHead)
 
@@ -403,7 +403,7 @@ def animate_intergroup(schedule: "Schedule", trace: Sequence[Sequence[dict]] | N
         code=_UPDATE_JS))
     button.js_on_event("button_click", CustomJS(
         args=dict(button=button, slider=slider, interval=int(interval_ms)), code=_PLAY_JS))
-    return column(row(button, slider, label), fig, name="intergroup_animation")
+    return column(player_row(button, slider, label), fig, name="intergroup_animation")
 
 
 def improvement_figure(model_rows: Iterable[dict], measured: Iterable[dict] = (), *,

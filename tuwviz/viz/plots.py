@@ -8,8 +8,9 @@ metadata columns of the rows themselves.
 
 BokehJS is always embedded (``bokeh.resources.INLINE``): machines running tuwviz are
 often offline, and Bokeh's default CDN resources then leave plots blank.  Use
-:func:`show` in notebooks and :func:`save_html` for standalone pages; never
-``bokeh.io.output_notebook()`` with its defaults.
+:func:`show` in notebooks (BokehJS loaded once per kernel, figures drawn once their
+output is in the page) and :func:`save_html` for standalone pages; never
+``bokeh.io.output_notebook()``, which embeds the library twice.
 
 Examples
 --------
@@ -41,8 +42,10 @@ if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
 __all__ = [
     "HOVER_COLUMNS",
     "META_COLUMNS",
+    "NOTEBOOK_COMPONENTS",
     "bench_figure",
     "measured_where",
+    "notebook_html",
     "param_value",
     "performance_layout",
     "ratio_box_figure",
@@ -80,15 +83,23 @@ _HOVER_LINES = [("algorithm", "algorithm", ""), ("params", "params", ""), ("p", 
 # Horizontal reference lines of time_vs_block_figure: algorithms without blocks.
 _REFERENCES = {"ring": ("#222222", "dashed"), "native": ("#8c8c8c", "dotdash")}
 
+#: BokehJS components loaded into notebooks: the core and the widgets (sliders, buttons of
+#: the animations).  WebGL, data tables and MathJax (together ~2.3 MB inline) are left out:
+#: no tuwviz figure uses them, and a saved notebook carries whatever is loaded.
+NOTEBOOK_COMPONENTS = ["bokeh", "bokeh-widgets"]
+
 _inline_loaded = False
 
 
 def use_inline(force: bool = False) -> None:
-    """Make notebook output embed BokehJS itself instead of loading it from a CDN.
+    """Load BokehJS into the notebook page from the kernel, never from a CDN.
 
-    Calls ``bokeh.io.output_notebook(resources=INLINE, hide_banner=True)``; the library
-    (about 2 MB) goes into the cell's output.  It is loaded once per kernel: call it again
-    with ``force=True`` after reloading the browser page with cleared outputs.
+    The library (core and widgets, about 1.7 MB) goes into this cell's output once per
+    kernel, as one ``application/javascript`` output (Bokeh's own
+    ``output_notebook`` writes it twice, under two MIME types, about 8 MB with every
+    component).  :func:`show` calls it, so calling it yourself only chooses the cell
+    that carries the library.  Call it again with ``force=True`` after reloading the
+    browser page with cleared outputs.
 
     Parameters
     ----------
@@ -98,25 +109,73 @@ def use_inline(force: bool = False) -> None:
     global _inline_loaded
     if _inline_loaded and not force:
         return
-    from bokeh.io import output_notebook
-    from bokeh.resources import INLINE
+    from bokeh.embed.bundle import bundle_for_objs_and_resources
+    from bokeh.io.notebook import _loading_js
+    from bokeh.resources import Resources
+    from IPython.display import publish_display_data
 
-    output_notebook(resources=INLINE, hide_banner=True)
+    resources = Resources(mode="inline", components=NOTEBOOK_COMPONENTS)
+    bundle = bundle_for_objs_and_resources(None, resources)
+    publish_display_data({"application/javascript":
+                          _loading_js(bundle, None, 5000, register_mime=False)})
     _inline_loaded = True
 
 
 def show(obj: "Model") -> None:
     """Show a Bokeh figure or layout in the notebook, BokehJS embedded (see :func:`use_inline`).
 
+    The figure is drawn once its place is in the page: inside an ipywidgets ``Output``
+    (the schedule explorer) that happens only after the cell's output is attached, where
+    Bokeh's own ``show`` looks too early and draws nothing.
+
     Parameters
     ----------
     obj : bokeh Model
         A figure or layout, e.g. from :func:`bench_figure`.
     """
-    from bokeh.io import show as bokeh_show
+    from IPython.display import publish_display_data
 
     use_inline()
-    bokeh_show(obj)
+    publish_display_data({"text/html": notebook_html(obj), "text/plain": f"<{type(obj).__name__}>"})
+
+
+def notebook_html(obj: "Model") -> str:
+    """`obj` as a ``<div>`` and a script that draws it once the div is in the page.
+
+    Examples
+    --------
+    >>> from bokeh.plotting import figure
+    >>> html = notebook_html(figure(width=100, height=100))
+    >>> html.startswith("<div id=") and "isConnected" in html
+    True
+    """
+    import re
+
+    from bokeh.embed import components
+
+    code, div = components(obj, wrap_script=False)
+    element_id = re.search(r'id="([^"]+)"', div).group(1)
+    # JupyterLab attaches a cell's output to the page only when it is near the view (and an
+    # ipywidgets Output only once the widget is shown): wait for that, however long the
+    # reader takes to scroll there, checking less often as time goes by.
+    return (f"{div}\n<script type=\"text/javascript\">\n"
+            f"(function () {{\n"
+            f"  var id = {element_id!r}, delay = 50, waited = 0, told = false;\n"
+            f"  function draw() {{\n"
+            f"    var el = document.getElementById(id);\n"
+            f"    if (el !== null && el.isConnected && window.Bokeh !== undefined) {{\n{code}\n"
+            f"      return;\n"
+            f"    }}\n"
+            f"    if (el !== null && el.isConnected && (waited += delay) > 10000 && !told) {{\n"
+            f"      told = true;\n"
+            f"      el.textContent = 'BokehJS is not loaded in this page: run '\n"
+            f"        + 'tuwviz.viz.plots.use_inline(force=True), then this cell again.';\n"
+            f"    }}\n"
+            f"    delay = Math.min(delay * 1.2, 1000);\n"
+            f"    setTimeout(draw, delay);\n"
+            f"  }}\n"
+            f"  draw();\n"
+            f"}})();\n</script>")
 
 
 def save_html(obj: "Model", path: str | os.PathLike, title: str = "tuwviz") -> Path:
@@ -240,7 +299,7 @@ def ratio_figure(df: "pd.DataFrame", x: str = "b", title: str | None = None) -> 
         If `df` is empty, lacks a needed column, or has no ratio to native (``native``
         was not measured) for any algorithm other than ``native``.
     """
-    from bokeh.models import Span
+    from bokeh.models import Range1d, Span
 
     needed = list(dict.fromkeys([x, *HOVER_COLUMNS, *META_COLUMNS]))
     df = _prepared(df, needed, "ratio_figure")
@@ -252,6 +311,11 @@ def ratio_figure(df: "pd.DataFrame", x: str = "b", title: str | None = None) -> 
                   x_label=_axis_label(x), y_label="median time / native median", y_log=False)
     fig.add_layout(Span(location=1.0, dimension="width", line_dash="dashed",
                         line_color="black", line_width=1.5, name="native"))
+    # the line at 1 stays in view, however far above or below it the ratios are
+    low = min(1.0, float(df["ratio_to_native"].min()))
+    high = max(1.0, float(df["ratio_to_native"].max()))
+    pad = 0.06 * (high - low)
+    fig.y_range = Range1d(max(0.0, low - pad), high + pad)
     _draw_series(fig, df, x, "ratio_to_native")
     _add_hover(fig)
     _add_caption(fig, df)
@@ -427,18 +491,20 @@ def time_vs_count_figure(df: "pd.DataFrame", *, y: str | None = None,
     df = _prepared(df, _needed(df, ["algorithm", "b", y]), "time_vs_count_figure")
     groups = [df] if "distribution" not in df.columns or df["distribution"].nunique() <= 1 \
         else [rows for _, rows in df.groupby("distribution", sort=False)]
+    from ._common import NOTEBOOK_WIDTH
+
     figs = []
     for rows in groups:
         fig = _figure(rows, "b", y, title or _default_title(rows, "time"),
                       x_label="c: base count (elements)", y_label=_axis_label(y))
+        if len(groups) > 1:  # two side by side within a notebook's width (toolbar aside)
+            fig.width, fig.height = (NOTEBOOK_WIDTH - 80) // 2, 360
         _draw_series(fig, rows, "b", y)
         _add_hover(fig)
         _add_caption(fig, rows)
         figs.append(fig)
     if len(figs) == 1:
         return figs[0]
-    for fig in figs:
-        fig.width, fig.height = 560, 380
     return gridplot(figs, ncols=2)
 
 
@@ -656,10 +722,16 @@ def _add_hover(fig: "Figure") -> None:
 
 
 def _add_caption(fig: "Figure", df: "pd.DataFrame") -> None:
+    import textwrap
+
     from bokeh.models import Title
 
-    fig.add_layout(Title(text=_where(df), name="measured_where", text_font_size="9pt",
-                         text_font_style="italic", text_color="#444444"), "below")
+    # a Title never wraps: lines that fit the figure (about 5.6 px per 9-pt character)
+    lines = textwrap.wrap(_where(df), width=max(30, int((fig.width or 600) / 5.6) - 12))
+    for i, line in enumerate(lines):
+        fig.add_layout(Title(text=line, name="measured_where" if i == 0 else f"measured_where_{i}",
+                             text_font_size="9pt", text_font_style="italic",
+                             text_color="#444444"), "below")
 
 
 def _is_model(df: "pd.DataFrame") -> "pd.Series":

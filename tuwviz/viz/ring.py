@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..model.meta import PipelinedRingMeta, RingMeta
 
-from ._common import ACTIVE_COLOR, KIND_COLORS, NODE_COLOR, NODE_RADIUS, circular_layout, shorten
+from ._common import (ACTIVE_COLOR, KIND_COLORS, NODE_COLOR, NODE_RADIUS, circular_layout, fit_row,
+                      player_row, shorten)
 from .animation import _PLAY_JS, CELL_COLORS
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
@@ -500,7 +501,7 @@ def animate_ring(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0, *,
         For other schedules (e.g. a gatherv schedule), or more than :data:`MAX_RING_CELLS`
         steps x processes x pieces.
     """
-    from bokeh.layouts import column, row
+    from bokeh.layouts import column
     from bokeh.models import Button, ColumnDataSource, CustomJS, Div, Slider
 
     from .graph import _blank_figure
@@ -538,8 +539,7 @@ def animate_ring(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0, *,
                   cell_colors=CELL_COLORS), code=_UPDATE_JS))
     button.js_on_event("button_click", CustomJS(
         args=dict(button=button, slider=slider, interval=int(interval_ms)), code=_PLAY_JS))
-    body = row(ring, grid) if ring.width + grid.width <= 1300 else column(ring, grid)
-    return column(row(button, slider, label), body, name="ring_animation")
+    return column(player_row(button, slider, label), fit_row(ring, grid), name="ring_animation")
 
 
 def _held_texts(info: _Ring, frame: dict) -> list[str]:

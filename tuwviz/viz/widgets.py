@@ -81,10 +81,12 @@ class ScheduleExplorer:
         self.seed, self.alpha, self.beta, self.display = seed, alpha, beta, display
         p = max(1, min(p, max_p))
         style = {"description_width": "initial"}
+        narrow = w.Layout(width="250px")  # the row fits a notebook beside the file browser
         self.algorithm = w.Dropdown(options=names, value=algorithm or names[-1],
-                                    description="algorithm", style=style)
+                                    description="algorithm", style=style, layout=narrow)
         self.distribution = w.Dropdown(options=list(DISTRIBUTIONS), value=distribution,
-                                       description="distribution", style=style)
+                                       description="distribution", style=style,
+                                       layout=w.Layout(width="250px"))
         self.p = w.IntSlider(value=p, min=1, max=max_p, description="p", style=style)
         self.root = w.IntSlider(value=p // 2 if root is None else root, min=0, max=p - 1,
                                 description="root", disabled=not self.rooted, style=style)
@@ -101,6 +103,10 @@ class ScheduleExplorer:
         self._updating = False
         for control in (self.algorithm, self.distribution, self.p, self.root, self.b):
             control.observe(self._changed, names="value")
+        if display:
+            from .plots import use_inline
+
+            use_inline()  # BokehJS in the cell's own output, not inside the Output widget
         self.update()
 
     def _changed(self, change) -> None:
