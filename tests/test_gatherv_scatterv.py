@@ -22,6 +22,7 @@ from tuwviz import model
 from tuwviz.errors import RankFailure
 from tuwviz.launch import find_mpiexec, mpi_env, run_mpiexec
 from tuwviz.model import ordered_hypercube as oh
+from tuwviz.model.gatherv import COUNT_BYTES
 from tuwviz.model.topology import oh_cube, oh_dims, oh_partner
 from tuwviz.model.program import Recv, Schedule, Send, SendRecv
 from tuwviz.problems import Problem, make_problem
@@ -219,13 +220,19 @@ def test_binomial_worst_case_is_log_p_times_everything(p):
         counts = [0] * p
         counts[(root + v) % p] = m
         pr = Problem("gatherv", p, root, tuple(counts), datatype="byte")
-        r = model.simulate(model.schedule("gatherv", "binomial", pr), alpha, beta)
+        sched = model.schedule("gatherv", "binomial", pr)
+        r = model.simulate(data_only(sched), alpha, beta)
         D, depth = ceil_log2(p), bin(v).count("1")
         # the block crosses `depth` edges one after the other; the root also receives
         # D messages (empty ones cost alpha): D alpha + depth beta m
         assert r.time == pytest.approx(D * alpha + depth * beta * m, rel=1e-12)
         if p & (p - 1) == 0:  # the paper's statement, exact for powers of two
             assert depth == D and r.time == pytest.approx(D * (alpha + beta * m), rel=1e-12)
+        # the subtrees' sizes, sent ahead instead of probing, add at most one int64_t
+        # message per level below the root's children
+        whole = model.simulate(sched, alpha, beta).time
+        extra = (D - 1) * (alpha + COUNT_BYTES * beta)
+        assert r.time <= whole <= r.time + extra + 1e-15
         # the same instance costs TUW at most 3 D alpha (+ constant-size beta) + beta m
         t = model.simulate(model.schedule("gatherv", "tuw", pr), alpha, beta).time
         assert t <= 3 * D * (alpha + 24 * beta) + beta * m + 1e-15

@@ -10,9 +10,10 @@
  * reorders.  At the root every subtree goes straight from or into the user's buffer at
  * displs, one that wraps from rank p-1 to 0 through an indexed datatype (block_range.c).
  *
- * Learning sizes.  Gather: an inner process does not know its children's block sizes; it
- * learns each message's size with TUW_Probe (not traced: it transfers nothing), grows its
- * buffer and receives with a traced TUW_Recv.  Scatter: only the root knows sendcounts; a
+ * Learning sizes.  Gather: an inner process does not know its children's block sizes
+ * (unless the Gather is regular): every process whose parent is not the root first sends
+ * it its subtree's byte size as one MPI_INT64_T message (same tag), so the parent receives
+ * each child's subtree in place, without probing.  Scatter: only the root knows sendcounts; a
  * child whose subtree has more than one process first receives the byte sizes of the rest
  * of it as one MPI_INT64_T message (same tag), unless the Scatter is regular.  Blocks are
  * kept as bytes: each process may use its own datatype (only type signatures must match).
@@ -74,11 +75,11 @@ int tuw_regular_blocks(int p, int count, int **blocks)
 
 int tuw_tree_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                     int root, MPI_Comm comm, tuw_tree_view_fn view)
+                     int root, MPI_Comm comm, tuw_tree_view_fn view, int regular)
 {
     tuw_tree_view tv, *t = &tv;
 
-    int rc = MPI_SUCCESS, rank, p, nreq = 0;
+    int rc = MPI_SUCCESS, rank, p, nreq = 0, ntypes = 0;
     MPI_Aint lb, extent;
     MPI_Request reqs[TUW_TREE_MAX_CHILDREN];
     MPI_Datatype types[TUW_TREE_MAX_CHILDREN];
@@ -100,10 +101,11 @@ int tuw_tree_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
             MPI_Aint off;
             int count;
             rc = tuw_block_range(recvcounts, displs, p, t->child[k], t->csize[k], recvtype,
-                                 extent, &off, &count, &types[nreq]);
+                                 extent, &off, &count, &types[ntypes]);
             if (rc != MPI_SUCCESS)
                 goto fn_exit;
-            rc = TUW_Irecv((char *)recvbuf + off, count, types[nreq], t->child[k], t->tag[k],
+            ntypes++;
+            rc = TUW_Irecv((char *)recvbuf + off, count, types[ntypes - 1], t->child[k], t->tag[k],
                            comm, &reqs[nreq]);
             nreq++;
             if (rc != MPI_SUCCESS)
@@ -120,63 +122,70 @@ int tuw_tree_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         goto fn_exit;
     }
 
-    if (t->n == 0) { /* a leaf: send the own block as it is */
-        rc = TUW_Send(sendbuf, sendcount, sendtype, t->parent, t->round, comm);
-        goto fn_exit;
-    }
-
-    /* An inner process keeps its subtree as bytes (MPI_BYTE): each process may use its own
-     * sendtype (only the type signatures must match the root's recvtype), so a child's
-     * block need not be a whole number of my sendtype's elements. */
+    /* Blocks are kept as bytes (MPI_BYTE): each process may use its own sendtype (only the
+     * type signatures must match the root's recvtype), so a child's block need not be a
+     * whole number of my sendtype's elements. */
     int ssize;
     rc = MPI_Type_size(sendtype, &ssize);
     if (rc != MPI_SUCCESS)
         return rc;
-    long long used = (long long)sendcount * ssize, cap = used > 0 ? used : 1;
-    buf = malloc((size_t)cap);
+    int64_t own = (int64_t)sendcount * ssize, total = own, csz[TUW_TREE_MAX_CHILDREN];
+    /* Sizes first: regular, every block is as big as mine; otherwise each child announces
+     * its subtree's bytes (one MPI_INT64_T, the data's tag) and I announce mine to a parent
+     * that is not the root (the root knows recvcounts).  Then blocking receives in round
+     * order, each in place behind what came before.  Measured at 8 ranks on 2 cores
+     * (heavy yield): MPI_Probe per child, or non-blocking receives completed by
+     * TUW_Waitall, cost about a time slice per tree level (12-15x the library's Gatherv);
+     * blocking receives of known sizes, 1.2-1.6x. */
+    if (regular) {
+        for (int k = 0; k < t->n; k++)
+            csz[k] = (int64_t)t->csize[k] * own;
+    } else {
+        for (int k = 0; k < t->n; k++) {
+            rc = TUW_Recv(&csz[k], 1, MPI_INT64_T, t->child[k], t->tag[k], comm, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                goto fn_exit;
+        }
+    }
+    for (int k = 0; k < t->n; k++) {
+        if (csz[k] < 0) {
+            rc = MPI_ERR_COUNT;
+            goto fn_exit;
+        }
+        total += csz[k];
+    }
+    rc = tuw_fits_int(total);
+    if (rc == MPI_SUCCESS && !regular && t->parent != root)
+        rc = TUW_Send(&total, 1, MPI_INT64_T, t->parent, t->round, comm);
+    if (rc != MPI_SUCCESS)
+        goto fn_exit;
+    if (t->n == 0) { /* a leaf: the own block as it is */
+        rc = TUW_Send(sendbuf, sendcount, sendtype, t->parent, t->round, comm);
+        goto fn_exit;
+    }
+    buf = malloc((size_t)(total > 0 ? total : 1));
     if (!buf) {
         rc = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    if (used > 0) {
-        rc = tuw_fits_int(used);
-        if (rc == MPI_SUCCESS)
-            rc = tuw_local_copy(sendbuf, sendcount, sendtype, buf, (int)used, MPI_BYTE);
+    if (own > 0) {
+        rc = tuw_local_copy(sendbuf, sendcount, sendtype, buf, (int)own, MPI_BYTE);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }
-    for (int k = 0; k < t->n; k++) { /* subtrees behind mine, in round order */
-        int n;
-        MPI_Status st;
-        rc = TUW_Probe(t->child[k], t->tag[k], comm, &st);
+    for (int64_t k = 0, at = own; k < t->n; at += csz[k++]) { /* behind mine, in round order */
+        rc = TUW_Recv(buf + at, (int)csz[k], MPI_BYTE, t->child[k], t->tag[k], comm,
+                      MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             goto fn_exit;
-        rc = MPI_Get_count(&st, MPI_BYTE, &n);
-        if (rc != MPI_SUCCESS)
-            goto fn_exit;
-        if (used + n > cap) {
-            while (cap < used + n)
-                cap *= 2;
-            char *grown = realloc(buf, (size_t)cap);
-            if (!grown) {
-                rc = MPI_ERR_NO_MEM;
-                goto fn_exit;
-            }
-            buf = grown;
-        }
-        rc = TUW_Recv(buf + used, n, MPI_BYTE, t->child[k], t->tag[k], comm, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            goto fn_exit;
-        used += n;
     }
-    rc = tuw_fits_int(used); /* all receives are complete here */
     if (rc == MPI_SUCCESS)
-        rc = TUW_Send(buf, (int)used, MPI_BYTE, t->parent, t->round, comm);
+        rc = TUW_Send(buf, (int)total, MPI_BYTE, t->parent, t->round, comm);
 
 fn_exit:
     if (rc != MPI_SUCCESS) /* complete or cancel what is posted before buffers go */
         TUW_Abandon(nreq, reqs);
-    for (int k = 0; k < nreq; k++) {
+    for (int k = 0; k < ntypes; k++) {
         int rc2 = tuw_block_range_free(&types[k], recvtype);
         if (rc == MPI_SUCCESS)
             rc = rc2;

@@ -34,7 +34,7 @@ int TUW_Gather_circulant(const void *sendbuf, int sendcount, MPI_Datatype sendty
     if (rc == MPI_SUCCESS)
         rc = tuw_tree_gatherv(sendbuf, sendcount, sendtype, recvbuf, blocks,
                               blocks ? blocks + p : NULL, recvtype, root, comm,
-                              tuw_tree_view_circulant);
+                              tuw_tree_view_circulant, 1);
     free(blocks);
     return rc;
 }

@@ -34,5 +34,5 @@ int TUW_Gatherv_circulant(const void *sendbuf, int sendcount, MPI_Datatype sendt
                           MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return tuw_tree_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            root, comm, tuw_tree_view_circulant);
+                            root, comm, tuw_tree_view_circulant, 0);
 }

@@ -272,11 +272,13 @@ void tuw_tree_view_circulant(int p, int rank, int root, tuw_tree_view *t);
 
 /* Gatherv along the tree `view` builds: tuw_rooted_begin and the count checks, then the
  * root receives each child's subtree straight into recvbuf at displs; an inner process
- * probes each child's message, appends it behind its own block and sends the whole to its
- * parent. */
+ * receives its children's subtrees behind its own block and sends the whole to its
+ * parent.  Without `regular` every process whose parent is not the root first sends it
+ * its subtree's byte size (one MPI_INT64_T message, same tag); with `regular` (Gather:
+ * every block sendcount elements) no sizes are sent. */
 int tuw_tree_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                     int root, MPI_Comm comm, tuw_tree_view_fn view);
+                     int root, MPI_Comm comm, tuw_tree_view_fn view, int regular);
 /* Scatterv along the tree `view` builds, children served last first (largest subtree
  * first): tuw_rooted_begin and the count checks, then the root sends each child its
  * subtree straight from sendbuf at displs; an inner process receives its subtree and cuts

@@ -94,7 +94,12 @@ from .topology.binomial import BinomialTree, binomial_tree_create, virtual_block
 from .topology.circulant import circ_subtree_size, circ_tree_create
 from .topology.divide_conquer import DcTree, dc_tree_create
 
-__all__ = ["binomial", "circulant", "divide_conquer", "linear", "tuw", "tuw_meta"]
+__all__ = ["COUNT_BYTES", "binomial", "circulant", "divide_conquer", "linear", "tuw", "tuw_meta"]
+
+#: Bytes per entry of the tree kernels' sizes messages (C ``int64_t``, ``MPI_INT64_T``:
+#: sizes in bytes, which may exceed an ``int`` where counts do not): a Gatherv child's
+#: subtree size sent ahead of its data, a Scatterv child's sizes of the rest of its subtree.
+COUNT_BYTES = 8
 
 # Collectives whose data flow is "every block to the root"; gather is gatherv with
 # padded (equal) blocks, see Problem.block_counts.
@@ -196,7 +201,7 @@ def binomial(problem: Problem) -> Schedule:
     Schedule
         Each rank receives its children's subtrees (increasing round ``k``, tag ``k``),
         then sends its own subtree to its parent; every edge carries a message, even of 0
-        bytes.  A message whose blocks wrap from rank ``p-1`` to rank 0 has ``blocks=None``
+        bytes.  Gatherv: the subtrees' sizes first, see :func:`_ordered_gather`.  A message whose blocks wrap from rank ``p-1`` to rank 0 has ``blocks=None``
         (its two ranges are in ``meta.subtree_ranges``).
 
     Raises
@@ -211,7 +216,11 @@ def binomial(problem: Problem) -> Schedule:
     >>> s.messages(2)
     [('recv', 3, 4), ('recv', 4, 8), ('recv', 0, 8)]
     >>> s.messages(4), s.meta.parent
-    ([('recv', 5, 4), ('send', 2, 8)], [2, 0, -1, 2, 2, 4])
+    ([('recv', 5, 8), ('recv', 5, 4), ('send', 2, 8)], [2, 0, -1, 2, 2, 4])
+
+    Rank 4 first learns the size of rank 5's subtree (8 bytes, an ``int64_t``): it posts
+    the data's receive knowing it, without probing.  Its own size goes to nobody, as its
+    parent is the root.
     """
     nbytes = _check(problem, "binomial")
     tree = _binomial_trees(problem.p, problem.root)
@@ -222,7 +231,7 @@ def circulant(problem: Problem) -> Schedule:
     """Circulant-tree gather schedule (the uniform reduce-scatter paper, Section III-F):
     the tree of :func:`~tuwviz.model.topology.circ_tree_create` with subtrees of
     :func:`~tuwviz.model.topology.circ_subtree_size`, run as :func:`binomial` runs its tree
-    (``kernels_c/common/tree_gather.c``).
+    (``kernels_c/common/tree.c``).
 
     Examples
     --------
@@ -231,7 +240,7 @@ def circulant(problem: Problem) -> Schedule:
     >>> s.messages(0)
     [('recv', 1, 4), ('recv', 2, 8), ('recv', 4, 20)]
     >>> s.messages(7)
-    [('recv', 8, 4), ('send', 6, 8)]
+    [('recv', 8, 8), ('send', 6, 8), ('recv', 8, 4), ('send', 6, 8)]
     """
     nbytes = _check(problem, "circulant")
     p, root = problem.p, problem.root
@@ -243,13 +252,24 @@ def circulant(problem: Problem) -> Schedule:
 def _ordered_gather(problem: Problem, name: str, tree: list, sizes: list[int],
                     nbytes: list[int]) -> Schedule:
     """Each rank receives its children's subtrees (in the order given, tag = round), then
-    sends its own subtree to its parent; every edge carries a message, even of 0 bytes."""
+    sends its own subtree to its parent; every edge carries a message, even of 0 bytes.
+
+    A Gatherv's sizes go first (``kernels_c/common/tree.c:tuw_tree_gatherv``): a non-root
+    rank receives its children's subtree sizes (``kind="counts"``, :data:`COUNT_BYTES`
+    each), then sends its own to a parent that is not the root (which knows recvcounts).
+    A Gather's blocks are all as large, so it sends none."""
     p, root = problem.p, problem.root
     meta, sub_bytes = _ordered_meta(p, root, tree, sizes, nbytes)
     ranges = meta.subtree_ranges
+    ahead = problem.collective == "gatherv"
     programs: list[list[Op]] = [[] for _ in range(p)]
     for i, t in enumerate(tree):
         prog = programs[i]
+        if ahead and i != root:
+            for e in t.children:
+                prog.append(Recv(e.rank, COUNT_BYTES, e.round, kind="counts"))
+            if t.parent != root:
+                prog.append(Send(t.parent, COUNT_BYTES, t.round, kind="counts"))
         for e in t.children:
             c = e.rank
             prog.append(Recv(c, sub_bytes[c], e.round, blocks=_blocks(ranges[c])))

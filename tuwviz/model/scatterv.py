@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from ..problems import Problem
 from . import ordered_hypercube as oh
-from .gatherv import _binomial_trees, _blocks, _dc_meta, _dc_trees, _ordered_meta, tuw_meta
+from .gatherv import COUNT_BYTES, _binomial_trees, _blocks, _dc_meta, _dc_trees, _ordered_meta, tuw_meta
 from .topology.circulant import circ_subtree_size, circ_tree_create
 from .meta import StarMeta
 from .program import Op, Recv, Schedule, Send
@@ -59,9 +59,6 @@ from .program import Op, Recv, Schedule, Send
 __all__ = ["COUNT_BYTES", "binomial", "binomial_regular", "circulant", "circulant_regular",
            "divide_conquer", "linear", "tuw"]
 
-#: Bytes per entry of the binomial scatter's sizes messages (C ``int64_t``, ``MPI_INT64_T``:
-#: sizes in bytes, which may exceed an ``int`` where counts do not).
-COUNT_BYTES = 8
 
 _SCATTERS = ("scatter", "scatterv")
 
