@@ -6,7 +6,7 @@ import threading
 import pandas as pd
 import pytest
 
-from tuwviz.bench import ROW_FIELDS, bench
+from tuwviz.bench import ROW_FIELDS, bench, bench_cases
 from tuwviz.errors import RankFailure, TimeLimitExceeded
 from tuwviz.launch import run_mpiexec
 
@@ -104,7 +104,7 @@ def test_a_rank_killed_mid_sweep_is_named_and_rows_survive(tmp_path):
 
     with pytest.raises(RankFailure, match=r"rank 1 died") as info:
         bench("gatherv", ["native", "linear"], ps=[3], bs=[1, 10, 100, 1000] * 20, reps=400,
-              warmup=1, out=out, backend=killing_backend, progress=False)
+              warmup=1, out=out, backend=killing_backend, progress=False, rounds=1)
     assert info.value.rank == 1
     kept = pd.read_csv(out)
     assert 0 < len(kept) < 160 and list(kept.columns) == ROW_FIELDS
@@ -114,6 +114,34 @@ def test_a_rank_killed_mid_sweep_is_named_and_rows_survive(tmp_path):
     assert case["index"] == len(kept) and (case["collective"], case["p"]) == ("gatherv", 3)
     assert f"running: gatherv/{case['algorithm']} p=3 root=1" in str(info.value)
     assert info.value.output_from == "rank 1"
+
+
+def test_interleaved_rounds_alternate_the_algorithms_and_make_one_row_each(tmp_path):
+    # one burst of load used to skew a whole cell: each algorithm's repetitions ran as a
+    # block.  Rounds make them take turns; the rows are still one per measurement.
+    cases = bench_cases("gatherv", ["linear", "native"], [2], ["same"], [1, 100], reps=7,
+                        warmup=3, rounds=3)
+    first = [(c["algorithm"], c["part"], c["reps"], c["warmup"]) for c in cases[:6]]
+    assert first == [("native", [0, 3], 3, 3), ("linear", [0, 3], 3, 3),
+                     ("native", [1, 3], 2, 1), ("linear", [1, 3], 2, 1),
+                     ("native", [2, 3], 2, 1), ("linear", [2, 3], 2, 1)]
+    assert {c["problem"]["b"] for c in cases[:6]} == {1} and len(cases) == 12
+    out = tmp_path / "r.csv"
+    df = bench("gatherv", ["native", "linear"], ps=[2], bs=[1, 100], reps=7, warmup=3,
+               rounds=3, out=out, progress=False, samples=True)
+    assert list(zip(df["algorithm"], df["b"])) == [("native", 1), ("linear", 1),
+                                                  ("native", 100), ("linear", 100)]
+    assert list(df["reps"]) == [7] * 4 and list(df["rounds"]) == [3] * 4
+    for _, row in df.iterrows():  # the statistics are those of all rounds' repetitions
+        us = row["samples_us"]
+        assert len(us) == 7 and row["min_us"] == min(us) and row["max_us"] == max(us)
+    saved = pd.read_csv(out)
+    assert list(saved["rounds"]) == [3] * 4 and list(saved["reps"]) == [7] * 4
+    # blocked, as before: one round
+    assert list(bench("gatherv", ["native"], ps=[2], bs=[1], reps=4, rounds=1,
+                      progress=False)["rounds"]) == [1]
+    with pytest.raises(ValueError, match=r"rounds \(5\) cannot exceed reps \(4\)"):
+        bench("gatherv", ["native"], ps=[2], bs=[1], reps=4, rounds=5, progress=False)
 
 
 def test_bench_bad_input(cli):
@@ -129,3 +157,7 @@ def test_bench_bad_input(cli):
     assert r.returncode == 2 and "--np must be at most 64, got 65" in r.stderr
     r = cli("bench", "gatherv", "--reps", "0")
     assert r.returncode == 2 and "--reps: must be at least 1" in r.stderr
+    r = cli("bench", "gatherv", "--rounds", "0")
+    assert r.returncode == 2 and "--rounds: must be at least 1" in r.stderr
+    r = cli("bench", "gatherv", "--reps", "3", "--rounds", "4")
+    assert r.returncode == 2 and "rounds (4) cannot exceed reps (3)" in r.stderr

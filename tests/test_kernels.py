@@ -41,6 +41,40 @@ def test_build_is_cached_and_rebuilt_when_a_source_changes(source_copy):
     assert kernels.library_path(source_copy) not in (first, second, third)
 
 
+def test_a_build_removes_stale_libraries_but_not_loaded_ones(source_copy):
+    # every edit used to leave its library in build/kernels for good
+    c_file = source_copy / "gatherv" / "gatherv_linear.c"
+
+    def edited(i):
+        c_file.write_text(c_file.read_text() + f"\n/* edit {i} */\n")
+        return kernels.build(source_copy)
+
+    first = kernels.build(source_copy)
+    # a process that has the first library mapped, as a running engine has it loaded
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import mmap, sys; f = open(sys.argv[1], 'rb'); "
+         "m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ); print('mapped', flush=True); "
+         "sys.stdin.read()", str(first)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "mapped"
+        assert first.resolve() in kernels.loaded_libraries(first.parent)
+        libs = [first] + [edited(i) for i in range(1, kernels.KEEP_LIBRARIES + 2)]
+        assert first.exists(), "a loaded library was removed"
+        assert not libs[1].exists() and not libs[1].with_suffix(".registry.c").exists()
+        assert all(lib.exists() for lib in libs[-kernels.KEEP_LIBRARIES:])
+    finally:
+        holder.kill()
+        holder.wait()
+    latest = edited(99)
+    assert not first.exists(), "no longer loaded, the oldest library stays"
+    left = sorted(first.parent.glob("libtuwviz-*.so"))
+    assert len(left) == kernels.KEEP_LIBRARIES and latest in left
+    # another variant (a sanitizer's build) is not this variant's to clean
+    other = first.parent / "libtuwviz-asan-0123456789abcdef.so"
+    other.write_bytes(b"")
+    assert kernels.clean_stale(latest) == [] and other.exists()
+
+
 def test_a_build_is_announced_with_its_time_and_a_cached_one_is_silent(source_copy, monkeypatch):
     # a rebuild takes up to a minute: without the note, `tuwviz list` looks hung
     monkeypatch.setenv("TUWVIZ_KERNELS", str(source_copy))

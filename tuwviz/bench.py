@@ -17,9 +17,12 @@ Examples
 from __future__ import annotations
 
 import csv
+import json
 import os
 from pathlib import Path
 from typing import Iterable
+
+import numpy as np
 
 from . import kernels
 from .collectives import collective
@@ -31,7 +34,7 @@ from .problems import (DATATYPES, INTERGROUP_COLLECTIVES, MAX_COUNT, Problem, ca
 from .sweep import (MAX_CASES, Backend, distributions, int_values, parse_groups, parse_names,
                     run_metadata)
 
-__all__ = ["GROUP_FIELDS", "ROW_FIELDS", "ResultWriter", "row_fields", "bench", "bench_cases", "check_output", "run_cases"]
+__all__ = ["DEFAULT_ROUNDS", "GROUP_FIELDS", "ROW_FIELDS", "ResultWriter", "row_fields", "bench", "bench_cases", "check_output", "run_cases"]
 
 
 def check_output(path: str | os.PathLike, what: str = "--out",
@@ -85,10 +88,13 @@ def _check_header(path: Path, fields: list[str]) -> None:
 ROW_FIELDS = [
     "collective", "algorithm", "params", "p", "root", "distribution", "b", "m", "m_prime",
     "datatype", "op",
-    "reps", "warmup", "min_us", "median_us", "mean_us", "max_us", "ratio_to_native",
+    "reps", "warmup", "rounds", "min_us", "median_us", "mean_us", "max_us", "ratio_to_native",
     "mpi_library", "mpi4py", "ranks", "hosts", "oversubscribed", "heavy_yield", "backend",
     "date", "git_commit", "tuwviz",
 ]
+
+#: Rounds in which :func:`bench` interleaves the algorithms of a problem by default.
+DEFAULT_ROUNDS = 5
 
 #: Columns of two-group rows (intergroup Allgather(v), ``groups=``), after ``p``: the size
 #: ``q`` of group B, B's block size ``b_b``, and each group's data as the intergroup
@@ -171,8 +177,16 @@ def bench_cases(
     max_time: float = 0.0,
     groups=None,
     b_b: Iterable[int] | None = None,
+    rounds: int = 1,
 ) -> list[dict]:
     """Cases of a sweep, ``native`` first within each problem (so ratios can be formed).
+
+    With `rounds` > 1 the algorithms of a problem take turns: its `reps` are split into
+    `rounds` rounds and each round runs every algorithm once, in the same order (ReproMPI's
+    shuffled measurements, per round), so a burst of load on the machine hits all of them
+    instead of skewing one.  Each round is a case with ``part = [round, rounds]``;
+    :func:`run_cases` joins the parts into one row.  The first round has the `warmup`
+    calls, later ones one each.
 
     With `groups` (``[(p, q), ...]`` or ``"6,2"``), two groups on an inter-communicator
     instead of `ps` (Allgather, Allgatherv): group B's average block sizes are `b_b`
@@ -220,6 +234,10 @@ def bench_cases(
     seed = check_int("seed", seed, lo=0)
     reps = check_int("reps", reps, lo=1)
     warmup = check_int("warmup", warmup, lo=0)
+    rounds = check_int("rounds", rounds, lo=1)
+    if rounds > reps:
+        raise ValueError(f"rounds ({rounds}) cannot exceed reps ({reps}): each round times "
+                         f"every algorithm at least once")
     time_limit = _time_limit(time_limit)
     max_time = _time_limit(max_time)
     if time_limit and max_time:
@@ -245,18 +263,45 @@ def bench_cases(
                 pr = make_problem(coll, p, dist, b, root=root, seed=seed, datatype=datatype,
                                   op=op if info.reduction else "sum", q=q, b_b=bb)
                 check_buffer(pr)
-                for alg in order:
-                    for prm in expand(coll, alg, params):
-                        if len(cases) >= MAX_CASES:
-                            raise ValueError(f"more than {MAX_CASES:,} cases: choose fewer p, b, "
-                                             f"distributions or algorithms (tuwviz.sweep.MAX_CASES)")
-                        cases.append({"mode": "measure", "problem": pr.to_dict(),
-                                      "algorithm": alg, "reps": reps, "warmup": warmup,
-                                      "time_limit": time_limit, "data_seed": seed,
-                                      **({"max_time": max_time} if max_time else {}),
-                                      "params": check_params(coll, alg, prm, p),
-                                      **({"samples": True} if samples else {})})
+                runs = [(alg, check_params(coll, alg, prm, p))
+                        for alg in order for prm in expand(coll, alg, params)]
+                if len(cases) + rounds * len(runs) > MAX_CASES:
+                    raise ValueError(f"more than {MAX_CASES:,} cases: choose fewer p, b, "
+                                     f"distributions, algorithms or rounds "
+                                     f"(tuwviz.sweep.MAX_CASES)")
+                for r in range(rounds):
+                    for alg, prm in runs:
+                        case = {"mode": "measure", "problem": pr.to_dict(), "algorithm": alg,
+                                "reps": reps // rounds + (r < reps % rounds),
+                                "warmup": warmup if r == 0 else min(warmup, 1),
+                                # limits are for a whole measurement: each round runs with
+                                # its share (tuwviz.runner)
+                                "time_limit": time_limit, "data_seed": seed,
+                                **({"max_time": max_time} if max_time else {}),
+                                "params": prm, **({"samples": True} if samples else {})}
+                        if rounds > 1:
+                            case.update(part=[r, rounds], samples=True, keep_samples=samples)
+                        cases.append(case)
     return cases
+
+
+def _joined(case: dict, result: dict, parts: dict) -> dict | None:
+    """The result of a measurement whose rounds are all done (None until then): every
+    round's repetitions together, the first round's warm-up."""
+    r, n = case["part"]
+    key = json.dumps([case["problem"], case["algorithm"], case["params"]], sort_keys=True)
+    acc = parts.setdefault(key, {"warmup": result["warmup"], "us": []})
+    acc["us"].extend(result["samples_us"])
+    if r < n - 1:
+        return None
+    del parts[key]
+    us = np.asarray(acc["us"])
+    joined = {"reps": len(us), "warmup": acc["warmup"], "rounds": n, "min_us": float(us.min()),
+              "median_us": float(np.median(us)), "mean_us": float(us.mean()),
+              "max_us": float(us.max())}
+    if case.get("keep_samples"):
+        joined["samples_us"] = us.tolist()
+    return joined
 
 
 def _time_limit(value) -> float:
@@ -323,6 +368,7 @@ def bench(
     max_time: float = 0.0,
     groups=None,
     b_b: Iterable[int] | None = None,
+    rounds: int | None = None,
 ):
     """Measure algorithms of one collective side by side; return a pandas DataFrame.
 
@@ -374,6 +420,11 @@ def bench(
     b_b : iterable of int, optional
         Group B's average block sizes (default: A's, each b of `bs`), e.g. ``[b / 4]`` for
         the intergroup paper's setting 3 (``k_A = 4 k_B``).
+    rounds : int, optional
+        The algorithms of a problem take turns in this many rounds, each round timing
+        every one of them for its share of `reps` (:func:`bench_cases`), so load on the
+        machine hits them alike; 1 times each algorithm's repetitions in one block.
+        Default: :data:`DEFAULT_ROUNDS`, at most `reps`.  Rows say it (``rounds``).
 
     Returns
     -------
@@ -398,8 +449,11 @@ def bench(
             check_ranks(p)
         backend = mpiexec_backend(stall_limit)
         backend_name = backend_name or "mpiexec"
+    if rounds is None:
+        rounds = min(DEFAULT_ROUNDS, reps) if isinstance(reps, int) and reps > 0 else 1
     cases = bench_cases(collective_name, algorithms, ps, dists, bs, root, seed, reps, warmup,
-                        time_limit, datatype, params, samples, op, max_time, groups, b_b)
+                        time_limit, datatype, params, samples, op, max_time, groups, b_b,
+                        rounds)
     return run_cases(cases, out=out, backend=backend, backend_name=backend_name,
                      progress=progress, samples=samples, desc=f"bench {collective_name}")
 
@@ -423,6 +477,7 @@ def run_cases(cases: list[dict], *, out: str | os.PathLike | None = None,
     bar = tqdm(total=len(cases), desc=desc, disable=not progress, unit="run", mininterval=0.5)
     native_median: dict = {}
     meta: dict = {}
+    parts: dict = {}  # rounds of interleaved measurements so far
     name = backend_name or ("mpiexec" if backend is None else "custom")
 
     def on_start(rank_infos):
@@ -430,13 +485,17 @@ def run_cases(cases: list[dict], *, out: str | os.PathLike | None = None,
         meta.update(run_metadata(rank_infos, name))
 
     def on_result(i, case, result):
-        row = _row(case, result, meta, native_median)
+        bar.update()
+        if "part" in case:
+            result = _joined(case, result, parts)
+            if result is None:  # more rounds to come
+                return
+        row = _row(case, {"rounds": 1, **result}, meta, native_median)
         rows.append(row)
         if writer:
             writer.write(row)
         bar.set_postfix_str(f"p={row['p']} {row['collective']} {row['distribution']} "
                             f"b={row['b']} {row['algorithm']} {row['params']}".rstrip())
-        bar.update()
 
     try:
         # one run per number of ranks: no idle ranks share the cores with a measurement

@@ -270,6 +270,11 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--reps", type=_int_type(1), default=75, help="timed repetitions (default 75)")
     sp.add_argument("--warmup", type=_int_type(0), default=10,
                     help="untimed warm-up calls (default 10)")
+    sp.add_argument("--rounds", type=_int_type(1),
+                    help="the algorithms of a problem take turns in this many rounds, each "
+                         "timing every algorithm for its share of --reps, so a burst of load "
+                         "hits all alike; 1: each algorithm's repetitions in one block "
+                         "(default 5, at most --reps; rows record it)")
     sp.add_argument("--time-limit", type=_cost, default=0.0,
                     help="seconds one measurement may take; exceeding it is an error (default: none)")
     sp.add_argument("--max-time", type=_cost, default=0.0,
@@ -510,7 +515,7 @@ def cmd_verify(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import bench, bench_cases, check_output, row_fields
+    from .bench import DEFAULT_ROUNDS, bench, bench_cases, check_output, row_fields
     from .collectives import collective
     from .problems import default_distributions, default_op
     from .report import text_table
@@ -532,10 +537,11 @@ def cmd_bench(args) -> int:
         raise ValueError(f"--algorithms: empty selection {args.algorithms!r}")
     dists = _names(args.dist) or [default_distributions(coll.name)[0]]
     params = _param_grid(args)
+    rounds = min(DEFAULT_ROUNDS, args.reps) if args.rounds is None else args.rounds
     bench_cases(coll.name, algorithms, ps, dists, bs, args.root, args.seed, args.reps,
                 args.warmup, args.time_limit, args.datatype, params,
                 op=args.op or default_op(args.datatype), max_time=args.max_time,
-                groups=args.groups, b_b=b_b)
+                groups=args.groups, b_b=b_b, rounds=rounds)
     if args.out:
         check_output(args.out, fields=row_fields(args.groups is not None))
         print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
@@ -545,6 +551,7 @@ def cmd_bench(args) -> int:
         op=args.op or default_op(args.datatype), params=params,
         progress=not args.no_progress and not args.json,
         stall_limit=args.stall_limit, max_time=args.max_time, groups=args.groups, b_b=b_b,
+        rounds=rounds,
     )
     if args.json:
         print(df.to_json(orient="records", indent=2))
@@ -573,6 +580,9 @@ def _bench_study(args) -> int:
     from .bench import ROW_FIELDS, check_output
     from .report import text_table
     from .study import run_study, study_cases
+
+    if args.rounds is not None:
+        raise ValueError("--rounds: a study times each of its parts in one block; leave it out")
 
     if args.collective is not None:
         raise ValueError(f"--study {args.study}: the study chooses the collectives; leave out "

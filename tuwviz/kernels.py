@@ -37,9 +37,11 @@ from .table import Row, load_table, table_path, workspace_dir
 
 __all__ = [
     "Algorithm",
+    "KEEP_LIBRARIES",
     "KERNELS_DIR",
     "algorithms",
     "build",
+    "clean_stale",
     "find_algorithm",
     "find_mpicc",
     "mirrored_constants",
@@ -47,6 +49,7 @@ __all__ = [
     "registry_source",
     "library_path",
     "load",
+    "loaded_libraries",
     "sanitize_env",
     "sanitizer",
     "sources_dir",
@@ -229,6 +232,60 @@ def prototypes_source(kernels_dir: Path | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Kernel libraries of one variant (plain, ``asan``) that a build leaves in the build folder,
+#: itself included, besides any that a running process has loaded: the most recently built,
+#: so going back and forth between a few source states (an edit undone, a workspace on and
+#: off) does not recompile, while edits no longer pile up libraries.
+KEEP_LIBRARIES = 3
+
+
+def loaded_libraries(folder: Path) -> set[Path]:
+    """The ``.so`` files in `folder` that some live process has mapped (loaded)."""
+    prefix = str(Path(folder).resolve()) + os.sep
+    found = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/maps") as f:
+                for line in f:
+                    path = line.rstrip("\n").split(None, 5)[-1]
+                    if path.startswith(prefix) and path.endswith(".so"):
+                        found.add(Path(path))
+        except OSError:  # the process ended, or is not ours to read
+            continue
+    return found
+
+
+def clean_stale(current: Path, keep: int = KEEP_LIBRARIES) -> list[Path]:
+    """Remove the libraries of `current`'s variant (``libtuwviz-*.so``, ``libtuwviz-asan-*.so``)
+    beyond the `keep` most recently built (`current` among them) that no live process has
+    loaded, with their generated ``.registry.c`` and ``.prototypes.h``; return them.
+
+    :func:`build` calls it after each compilation, under the build lock.
+    """
+    variant = current.name.rsplit("-", 1)[0]
+    mtimes = {}
+    for lib in current.parent.glob(f"{variant}-*.so"):
+        if lib != current and lib.name.rsplit("-", 1)[0] == variant:
+            try:
+                mtimes[lib] = lib.stat().st_mtime
+            except FileNotFoundError:
+                continue
+    loaded = loaded_libraries(current.parent)
+    removed = []
+    for lib in sorted(mtimes, key=mtimes.get, reverse=True)[max(keep - 1, 0):]:
+        if lib.resolve() in loaded:
+            continue
+        for f in (lib, lib.with_suffix(".registry.c"), lib.with_suffix(".prototypes.h")):
+            try:
+                f.unlink()
+            except FileNotFoundError:
+                pass
+        removed.append(lib)
+    return removed
+
+
 def _build_dir() -> Path:
     default = KERNELS_DIR.parent / "build" / "kernels"
     return Path(os.environ.get("TUWVIZ_BUILD_DIR", default))
@@ -314,6 +371,7 @@ def build(kernels_dir: Path | None = None, mpicc: str | None = None) -> Path:
                 + _undefined_hint(proc.stderr, kernels_dir)
             )
         os.replace(tmp, lib)  # atomic: nobody ever loads a half-written library
+        clean_stale(lib)
         if announce:
             print(f"compiled C kernels in {time.monotonic() - started:.1f} s", file=sys.stderr,
                   flush=True)

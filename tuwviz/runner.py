@@ -496,12 +496,14 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict, kcomm=None) -> 
     reps, warmup = int(case.get("reps", 75)), int(case.get("warmup", 10))
     times = np.zeros(reps, dtype=np.float64)
     done = ctypes.c_int(0)
-    max_time = float(case.get("max_time") or 0.0)  # repetitions end there, no error
+    # a measurement's limits, shared by its rounds when it takes turns with others
+    share = case.get("part", [0, 1])[1]
+    max_time = float(case.get("max_time") or 0.0) / share  # repetitions end there, no error
     tuning.apply(lib, case.get("params"))
     try:
         with watch.inside():
             rc = lib.tuw_time(alg.index, ctypes.byref(args), kernels.comm_handle(kcomm), warmup,
-                              reps, max_time or float(case.get("time_limit") or 0.0),
+                              reps, max_time or float(case.get("time_limit") or 0.0) / share,
                               times.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
                               ctypes.byref(done))
     finally:
@@ -512,7 +514,8 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict, kcomm=None) -> 
         raise TimeLimitExceeded(
             f"{problem.label()} {algorithm}: time limit of {case.get('time_limit')} s exceeded "
             f"after {done.value} of {reps} repetitions"
-        )
+            + (f" (round {case['part'][0] + 1} of {share}, {case['time_limit'] / share:g} s each)"
+               if share > 1 else ""))
     _check(rc, f"timing {problem.collective}/{algorithm}", comm.rank, lib)
     # a repetition's time is the slowest rank's (gatherv paper, Section 5)
     slowest = np.zeros_like(times) if comm.rank == 0 else None

@@ -50,6 +50,7 @@ __all__ = [
     "improvement_curve",
     "lower_bound",
     "setting_problem",
+    "settings_table",
     "theorem_1",
     "theorem_3",
 ]
@@ -308,6 +309,37 @@ def improvement_curve(settings, n: int, sizes, alpha: float = 1.4e-6,
                          "improvement": improvement(pr, alpha, beta), "eq_5": round(eq_5(pr), 2),
                          "source": "model"})
     return rows
+
+
+def settings_table(ns=(64, 256), b: int = 16384, b_small: int = 64):
+    """The paper's eight settings side by side: Eq. (5)'s improvement and the model's
+    T_old / T_new (transfer terms: alpha = 0) with n processes in both groups.
+
+    `b` is the block size, `b_small` that of settings 6 and 8 (their blocks grow with
+    the rank: b (q-1) i elements); Eq. (5) is taken at n = 64, b = 1000 (it does not
+    depend on the scale).
+
+    Returns
+    -------
+    FullFrame
+        ``setting``, ``what`` (the paper's description, whole), ``Eq. (5)`` and one
+        ``model, n processes`` column per n, rounded to 2 decimals.
+
+    >>> t = settings_table(ns=[64])
+    >>> int(t.loc[0, "setting"]), float(t.loc[0, "Eq. (5)"]), list(t.columns)[-1]
+    (1, 7.0, 'model, 64 processes')
+    """
+    from ..frames import FullFrame
+
+    rows = []
+    for s, setting in SETTINGS.items():
+        row = {"setting": s, "what": setting.text,
+               "Eq. (5)": round(eq_5(setting_problem(s, 64, 1000)), 2)}
+        for n in ns:
+            pr = setting_problem(s, n, b_small if s in (6, 8) else b)
+            row[f"model, {n} processes"] = round(improvement(pr, alpha=0.0, beta=1.0), 2)
+        rows.append(row)
+    return FullFrame(rows)
 
 
 def _problem_of_size(setting: int, n: int, size: int, datatype: str = "int") -> Problem:
