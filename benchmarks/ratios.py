@@ -40,7 +40,7 @@ def runnable(collective: str, p: int) -> list[str]:
     """The table's one-communicator algorithms of `collective` that take p ranks."""
     names = []
     for row in algorithms():
-        if row.collective != collective or row.comm != "intra":
+        if row.collective != collective or row.comm == "inter":  # native: "any"
             continue
         try:
             row.check_problem(p, default_op("int"))
@@ -69,7 +69,7 @@ def main(argv=None) -> int:
         dist = default_distributions(coll)[0]  # regular: every block b elements
         for p in ps:
             names = runnable(coll, p)
-            if len(names) < 2:
+            if len(names) < 2 or "native" not in names:
                 continue
             try:
                 make_problem(coll, p, dist, bs[0])
