@@ -186,7 +186,8 @@ def bench_cases(
     shuffled measurements, per round), so a burst of load on the machine hits all of them
     instead of skewing one.  Each round is a case with ``part = [round, rounds]``;
     :func:`run_cases` joins the parts into one row.  The first round has the `warmup`
-    calls, later ones one each.
+    calls, later ones one each.  A run that fails keeps the rows of the problems whose
+    rounds all finished; the error's ``case`` counts rounds, not rows.
 
     With `groups` (``[(p, q), ...]`` or ``"6,2"``), two groups on an inter-communicator
     instead of `ps` (Allgather, Allgatherv): group B's average block sizes are `b_b`
