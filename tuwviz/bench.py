@@ -177,7 +177,7 @@ def bench_cases(
     max_time: float = 0.0,
     groups=None,
     b_b: Iterable[int] | None = None,
-    rounds: int = 1,
+    rounds: int | None = 1,
 ) -> list[dict]:
     """Cases of a sweep, ``native`` first within each problem (so ratios can be formed).
 
@@ -187,7 +187,8 @@ def bench_cases(
     instead of skewing one.  Each round is a case with ``part = [round, rounds]``;
     :func:`run_cases` joins the parts into one row.  The first round has the `warmup`
     calls, later ones one each.  A run that fails keeps the rows of the problems whose
-    rounds all finished; the error's ``case`` counts rounds, not rows.
+    rounds all finished; the error's ``case`` counts rounds, not rows.  None:
+    :data:`DEFAULT_ROUNDS`, at most `reps`.
 
     With `groups` (``[(p, q), ...]`` or ``"6,2"``), two groups on an inter-communicator
     instead of `ps` (Allgather, Allgatherv): group B's average block sizes are `b_b`
@@ -235,7 +236,7 @@ def bench_cases(
     seed = check_int("seed", seed, lo=0)
     reps = check_int("reps", reps, lo=1)
     warmup = check_int("warmup", warmup, lo=0)
-    rounds = check_int("rounds", rounds, lo=1)
+    rounds = min(DEFAULT_ROUNDS, reps) if rounds is None else check_int("rounds", rounds, lo=1)
     if rounds > reps:
         raise ValueError(f"rounds ({rounds}) cannot exceed reps ({reps}): each round times "
                          f"every algorithm at least once")
@@ -450,8 +451,6 @@ def bench(
             check_ranks(p)
         backend = mpiexec_backend(stall_limit)
         backend_name = backend_name or "mpiexec"
-    if rounds is None:
-        rounds = min(DEFAULT_ROUNDS, reps) if isinstance(reps, int) and reps > 0 else 1
     cases = bench_cases(collective_name, algorithms, ps, dists, bs, root, seed, reps, warmup,
                         time_limit, datatype, params, samples, op, max_time, groups, b_b,
                         rounds)

@@ -515,7 +515,7 @@ def cmd_verify(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import DEFAULT_ROUNDS, bench, bench_cases, check_output, row_fields
+    from .bench import bench, bench_cases, check_output, row_fields
     from .collectives import collective
     from .problems import default_distributions, default_op
     from .report import text_table
@@ -537,11 +537,10 @@ def cmd_bench(args) -> int:
         raise ValueError(f"--algorithms: empty selection {args.algorithms!r}")
     dists = _names(args.dist) or [default_distributions(coll.name)[0]]
     params = _param_grid(args)
-    rounds = min(DEFAULT_ROUNDS, args.reps) if args.rounds is None else args.rounds
     bench_cases(coll.name, algorithms, ps, dists, bs, args.root, args.seed, args.reps,
                 args.warmup, args.time_limit, args.datatype, params,
                 op=args.op or default_op(args.datatype), max_time=args.max_time,
-                groups=args.groups, b_b=b_b, rounds=rounds)
+                groups=args.groups, b_b=b_b, rounds=args.rounds)
     if args.out:
         check_output(args.out, fields=row_fields(args.groups is not None))
         print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
@@ -551,7 +550,7 @@ def cmd_bench(args) -> int:
         op=args.op or default_op(args.datatype), params=params,
         progress=not args.no_progress and not args.json,
         stall_limit=args.stall_limit, max_time=args.max_time, groups=args.groups, b_b=b_b,
-        rounds=rounds,
+        rounds=args.rounds,
     )
     if args.json:
         print(df.to_json(orient="records", indent=2))

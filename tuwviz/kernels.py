@@ -241,20 +241,11 @@ KEEP_LIBRARIES = 3
 
 def loaded_libraries(folder: Path) -> set[Path]:
     """The ``.so`` files in `folder` that some live process has mapped (loaded)."""
+    from .reaper import mapped_files
+
     prefix = str(Path(folder).resolve()) + os.sep
-    found = set()
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/maps") as f:
-                for line in f:
-                    path = line.rstrip("\n").split(None, 5)[-1]
-                    if path.startswith(prefix) and path.endswith(".so"):
-                        found.add(Path(path))
-        except OSError:  # the process ended, or is not ours to read
-            continue
-    return found
+    return {Path(path) for pid in os.listdir("/proc") if pid.isdigit()
+            for path in mapped_files(pid) if path.startswith(prefix) and path.endswith(".so")}
 
 
 def clean_stale(current: Path, keep: int = KEEP_LIBRARIES) -> list[Path]:

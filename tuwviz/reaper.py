@@ -35,7 +35,7 @@ import sys
 import threading
 
 __all__ = ["watch", "forget", "remove_on_exit", "keep", "reaper_pid", "end_processes",
-           "mapped_segments", "mpich_segments", "unmapped_segments", "job_segments", "tree_segments", "track_segments", "release_segments"]
+           "mapped_files", "mapped_segments", "mpich_segments", "unmapped_segments", "job_segments", "tree_segments", "track_segments", "release_segments"]
 
 #: Seconds between looks at the watched process trees (a child started and killed faster
 #: than this, with the driver, is still caught: its parent is watched and killed too).
@@ -102,18 +102,28 @@ def mpich_segments(pid: int | str = "self") -> list[str]:
     >>> mpich_segments(os.getpid()) == mpich_segments()
     True
     """
+    return [path for path in mapped_files(pid)
+            if path.startswith("/dev/shm/mpich_shm_") and not path.endswith("(deleted)")]
+
+
+def mapped_files(pid: int | str = "self") -> list[str]:
+    """The files that process `pid` maps (``/proc/<pid>/maps``), each once, in map order;
+    none if the process is gone or not ours to read.
+
+    >>> any(p.endswith(".so") or "python" in p for p in mapped_files())
+    True
+    """
     try:
         with open(f"/proc/{pid}/maps") as f:
             lines = f.read().splitlines()
     except OSError:
         return []
-    found = []
+    found = {}
     for line in lines:
-        path = line.split(None, 5)[-1]
-        if path.startswith("/dev/shm/mpich_shm_") and not path.endswith("(deleted)") \
-                and path not in found:
-            found.append(path)
-    return found
+        fields = line.split(None, 5)
+        if len(fields) == 6 and fields[5].startswith("/"):
+            found.setdefault(fields[5], None)
+    return list(found)
 
 
 def unmapped_segments(since: float) -> list[str]:

@@ -179,8 +179,7 @@ int tuw_tree_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         if (rc != MPI_SUCCESS)
             goto fn_exit;
     }
-    if (rc == MPI_SUCCESS)
-        rc = TUW_Send(buf, (int)total, MPI_BYTE, t->parent, t->round, comm);
+    rc = TUW_Send(buf, (int)total, MPI_BYTE, t->parent, t->round, comm);
 
 fn_exit:
     if (rc != MPI_SUCCESS) /* complete or cancel what is posted before buffers go */

@@ -201,8 +201,9 @@ def binomial(problem: Problem) -> Schedule:
     Schedule
         Each rank receives its children's subtrees (increasing round ``k``, tag ``k``),
         then sends its own subtree to its parent; every edge carries a message, even of 0
-        bytes.  Gatherv: the subtrees' sizes first, see :func:`_ordered_gather`.  A message whose blocks wrap from rank ``p-1`` to rank 0 has ``blocks=None``
-        (its two ranges are in ``meta.subtree_ranges``).
+        bytes.  Gatherv: the subtrees' sizes first, see :func:`_ordered_gather`.  A
+        message whose blocks wrap from rank ``p-1`` to rank 0 has ``blocks=None`` (its two
+        ranges are in ``meta.subtree_ranges``).
 
     Raises
     ------
