@@ -19,6 +19,10 @@ for var, sub in [("IPYTHONDIR", "ipython"), ("JUPYTER_CONFIG_DIR", "jupyter/conf
                  ("JUPYTER_DATA_DIR", "jupyter/data"), ("JUPYTER_RUNTIME_DIR", "jupyter/runtime")]:
     os.environ.setdefault(var, str(REPO / "build" / "home" / sub))
     Path(os.environ[var]).mkdir(parents=True, exist_ok=True)
+# An empty calibration cache (tuwviz.calibrate): this machine's cached alpha/beta would
+# change the pipelined ring's default block size in every bench the tests run.
+# Emptied before every test (_no_calibration), kept afterwards for a look.
+os.environ["TUWVIZ_CACHE"] = str(REPO / "build" / "home" / "cache")
 # engines and mpiexec come from this Python's environment
 os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
@@ -102,6 +106,12 @@ def run_cli(*args: str, env: dict | None = None, timeout: float = 1200) -> subpr
     """Run ``tuwviz ARGS`` in a fresh process, as a user would (`timeout` is a hang guard)."""
     return subprocess.run([sys.executable, "-m", "tuwviz.cli", *args], capture_output=True,
                           text=True, timeout=hang_guard(timeout), env={**os.environ, **(env or {})}, cwd=REPO)
+
+
+@pytest.fixture(autouse=True)
+def _no_calibration():
+    """Every test starts without cached calibrations, whatever an earlier one measured."""
+    shutil.rmtree(os.environ["TUWVIZ_CACHE"], ignore_errors=True)
 
 
 @pytest.fixture

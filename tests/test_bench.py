@@ -144,6 +144,35 @@ def test_interleaved_rounds_alternate_the_algorithms_and_make_one_row_each(tmp_p
         bench("gatherv", ["native"], ps=[2], bs=[1], reps=4, rounds=5, progress=False)
 
 
+def test_osu_statistic_averages_each_rank_first(tmp_path, cli):
+    # OSU's "Avg Latency" averages every rank over its iterations, then over the ranks.
+    # Each rank's mean is at most the mean of the per-repetition maxima (the slowest rank's
+    # times, samples_us), so OSU's max over ranks can never exceed that mean, where
+    # tuwviz's own max (the slowest repetition) never falls below it.
+    for rounds in (1, 2):  # rounds join every rank's times
+        df = bench("gather", ["native", "binomial"], ps=[3], bs=[1, 1000], reps=6, rounds=rounds,
+                   statistic="osu", samples=True, progress=False, root=0)
+        assert list(df["statistic"]) == ["osu"] * 4 and list(df["reps"]) == [6] * 4
+        for _, row in df.iterrows():
+            assert len(row["samples_us"]) == 6
+            assert row["min_us"] <= row["median_us"] <= row["max_us"]
+            assert row["min_us"] <= row["mean_us"] <= row["max_us"]
+            assert row["max_us"] <= sum(row["samples_us"]) / 6 * (1 + 1e-12)
+    slow = bench("gather", ["native"], ps=[3], bs=[1000], reps=6, samples=True, progress=False)
+    assert list(slow["statistic"]) == ["slowest"]
+    assert slow.iloc[0]["max_us"] == max(slow.iloc[0]["samples_us"])
+    r = cli("bench", "gather", "--np", "2", "--b", "10", "--reps", "2", "--statistic", "osu",
+            "--no-progress", "--out", str(tmp_path / "o.csv"))
+    assert r.returncode == 0, r.stderr
+    assert "statistic osu" in r.stdout and pd.read_csv(tmp_path / "o.csv")["statistic"].tolist() == ["osu"]
+    r = cli("bench", "gather", "--statistic", "mean")
+    assert r.returncode == 2 and "invalid choice: 'mean'" in r.stderr
+    r = cli("bench", "--study", "circulant", "--statistic", "osu")
+    assert r.returncode == 2 and "--statistic: a study summarizes as its paper" in r.stderr
+    with pytest.raises(ValueError, match="unknown statistic 'avg'; valid statistics: slowest, osu"):
+        bench_cases("gather", ["native"], [2], statistic="avg")
+
+
 def test_bench_bad_input(cli):
     r = cli("bench", "gatherv", "--algorithms", "native,bogus")
     assert r.returncode == 2 and "valid algorithms: native, linear" in r.stderr

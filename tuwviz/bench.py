@@ -31,10 +31,12 @@ from .launch import MAX_RANKS, check_ranks, mpiexec_backend, run_mpiexec
 from .params import check_params, expand, label
 from .problems import (DATATYPES, INTERGROUP_COLLECTIVES, MAX_COUNT, Problem, case_ranks,
                        check_buffer, check_int, check_op, make_problem)
+from .runner import STATISTICS, summarize
 from .sweep import (MAX_CASES, Backend, distributions, int_values, parse_groups, parse_names,
                     run_metadata)
 
-__all__ = ["DEFAULT_ROUNDS", "GROUP_FIELDS", "ROW_FIELDS", "ResultWriter", "row_fields", "bench", "bench_cases", "check_output", "run_cases"]
+__all__ = ["DEFAULT_ROUNDS", "GROUP_FIELDS", "ROW_FIELDS", "ResultWriter", "row_fields", "bench",
+           "bench_cases", "calibrated_params", "check_output", "run_cases"]
 
 
 def check_output(path: str | os.PathLike, what: str = "--out",
@@ -88,7 +90,7 @@ def _check_header(path: Path, fields: list[str]) -> None:
 ROW_FIELDS = [
     "collective", "algorithm", "params", "p", "root", "distribution", "b", "m", "m_prime",
     "datatype", "op",
-    "reps", "warmup", "rounds", "min_us", "median_us", "mean_us", "max_us", "ratio_to_native",
+    "reps", "warmup", "rounds", "statistic", "min_us", "median_us", "mean_us", "max_us", "ratio_to_native",
     "mpi_library", "mpi4py", "ranks", "hosts", "oversubscribed", "heavy_yield", "backend",
     "date", "git_commit", "tuwviz",
 ]
@@ -159,6 +161,33 @@ class ResultWriter:
         self.close()
 
 
+#: Parameters whose defaults come from the cost model: given the calibrated values
+#: (:mod:`tuwviz.calibrate`) when the user sets none of them.
+COST_PARAMS = ("alpha", "beta")
+
+
+def calibrated_params(collective_name: str, algorithm: str, params: dict, ranks: int,
+                      cache: dict | None = None) -> dict:
+    """`params` with this machine's calibrated ``alpha``/``beta`` for `ranks` ranks added,
+    if `algorithm` takes them, the user gave neither (nor a fixed ``block_bytes``, which
+    makes them moot) and ``tuwviz calibrate`` has cached that layout; else `params`.
+
+    `cache` (a dict) keeps the lookups of one sweep.
+    """
+    row = kernels.find_algorithm(collective_name, algorithm)
+    taken = {q.name for q in row.params}
+    if (not set(COST_PARAMS) <= taken or any(k in params for k in COST_PARAMS)
+            or params.get("block_bytes")):
+        return params
+    from .calibrate import load
+
+    cache = {} if cache is None else cache
+    if ranks not in cache:
+        cache[ranks] = load(ranks)
+    cal = cache[ranks]
+    return params if cal is None else {**params, "alpha": cal.alpha, "beta": cal.beta}
+
+
 def bench_cases(
     collective_name: str,
     algorithms: Iterable[str],
@@ -178,6 +207,8 @@ def bench_cases(
     groups=None,
     b_b: Iterable[int] | None = None,
     rounds: int | None = 1,
+    calibrated: bool = True,
+    statistic: str = "slowest",
 ) -> list[dict]:
     """Cases of a sweep, ``native`` first within each problem (so ratios can be formed).
 
@@ -201,7 +232,11 @@ def bench_cases(
     the reductions' operator (:data:`tuwviz.problems.OPS`; the circulant paper measures
     ``bor`` on ``byte``).  `max_time` ends a measurement's repetitions after that many
     seconds, keeping those done (ReproMPI's time limit; the row's ``reps`` says how many
-    ran), where `time_limit` makes exceeding it an error.
+    ran), where `time_limit` makes exceeding it an error.  With `calibrated`, algorithms
+    whose defaults come from the cost model (the pipelined ring's Eq. (2) block size) get
+    this machine's calibrated ``alpha``/``beta`` for their ranks, if cached
+    (:func:`calibrated_params`); the rows' ``params`` show them.  `statistic` is how
+    repetitions become a row (:func:`tuwviz.runner.summarize`): ``slowest`` or ``osu``.
     """
     info = collective(collective_name)
     coll = info.name
@@ -236,6 +271,9 @@ def bench_cases(
     seed = check_int("seed", seed, lo=0)
     reps = check_int("reps", reps, lo=1)
     warmup = check_int("warmup", warmup, lo=0)
+    if statistic not in STATISTICS:
+        raise ValueError(f"unknown statistic {statistic!r}; valid statistics: "
+                         f"{', '.join(STATISTICS)}")
     rounds = min(DEFAULT_ROUNDS, reps) if rounds is None else check_int("rounds", rounds, lo=1)
     if rounds > reps:
         raise ValueError(f"rounds ({rounds}) cannot exceed reps ({reps}): each round times "
@@ -258,6 +296,7 @@ def bench_cases(
                          f"{unused[0]}")
     order = sorted(algorithms, key=lambda a: a != "native")
     cases = []
+    looked_up: dict = {}  # calibrations by ranks
     shapes = [(p, None) for p in ps] if groups is None else groups
     for p, q in shapes:
         for dist in dists:
@@ -267,6 +306,9 @@ def bench_cases(
                 check_buffer(pr)
                 runs = [(alg, check_params(coll, alg, prm, p))
                         for alg in order for prm in expand(coll, alg, params)]
+                if calibrated:
+                    runs = [(alg, calibrated_params(coll, alg, prm, pr.size, looked_up))
+                            for alg, prm in runs]
                 if len(cases) + rounds * len(runs) > MAX_CASES:
                     raise ValueError(f"more than {MAX_CASES:,} cases: choose fewer p, b, "
                                      f"distributions, algorithms or rounds "
@@ -280,7 +322,8 @@ def bench_cases(
                                 # its share (tuwviz.runner)
                                 "time_limit": time_limit, "data_seed": seed,
                                 **({"max_time": max_time} if max_time else {}),
-                                "params": prm, **({"samples": True} if samples else {})}
+                                "params": prm, **({"samples": True} if samples else {}),
+                                **({"statistic": statistic} if statistic != "slowest" else {})}
                         if rounds > 1:
                             case.update(part=[r, rounds], samples=True, keep_samples=samples)
                         cases.append(case)
@@ -292,15 +335,18 @@ def _joined(case: dict, result: dict, parts: dict) -> dict | None:
     round's repetitions together, the first round's warm-up."""
     r, n = case["part"]
     key = json.dumps([case["problem"], case["algorithm"], case["params"]], sort_keys=True)
-    acc = parts.setdefault(key, {"warmup": result["warmup"], "us": []})
+    acc = parts.setdefault(key, {"warmup": result["warmup"], "us": [], "ranks": []})
     acc["us"].extend(result["samples_us"])
+    if "rank_samples_us" in result:  # OSU's statistic: every rank's times
+        acc["ranks"].append(np.asarray(result["rank_samples_us"]))
     if r < n - 1:
         return None
     del parts[key]
     us = np.asarray(acc["us"])
-    joined = {"reps": len(us), "warmup": acc["warmup"], "rounds": n, "min_us": float(us.min()),
-              "median_us": float(np.median(us)), "mean_us": float(us.mean()),
-              "max_us": float(us.max())}
+    statistic = case.get("statistic", "slowest")
+    joined = {"reps": len(us), "warmup": acc["warmup"], "rounds": n,
+              **summarize(np.concatenate(acc["ranks"], axis=1) if statistic == "osu" else us,
+                          statistic)}
     if case.get("keep_samples"):
         joined["samples_us"] = us.tolist()
     return joined
@@ -371,6 +417,8 @@ def bench(
     groups=None,
     b_b: Iterable[int] | None = None,
     rounds: int | None = None,
+    calibrated: bool = True,
+    statistic: str = "slowest",
 ):
     """Measure algorithms of one collective side by side; return a pandas DataFrame.
 
@@ -427,6 +475,17 @@ def bench(
         every one of them for its share of `reps` (:func:`bench_cases`), so load on the
         machine hits them alike; 1 times each algorithm's repetitions in one block.
         Default: :data:`DEFAULT_ROUNDS`, at most `reps`.  Rows say it (``rounds``).
+    calibrated : bool
+        Give algorithms whose defaults come from the cost model (the pipelined ring's
+        block size, Eq. (2)) this machine's ``alpha``/``beta`` from ``tuwviz calibrate``
+        for their number of ranks, when cached and not set in `params`; False: the C
+        defaults (1 µs, 1 ns/B).  The rows' ``params`` show the values used.
+    statistic : str
+        How the repetitions become a row's min/median/mean/max (``statistic`` column):
+        ``slowest`` (default) takes each repetition's slowest rank, then statistics over
+        the repetitions (the gatherv paper's and ReproMPI's way); ``osu`` averages each
+        rank over its repetitions, then statistics over the ranks, so ``mean_us`` is OSU
+        Micro-Benchmarks' "Avg Latency" (:func:`tuwviz.runner.summarize`).
 
     Returns
     -------
@@ -453,7 +512,7 @@ def bench(
         backend_name = backend_name or "mpiexec"
     cases = bench_cases(collective_name, algorithms, ps, dists, bs, root, seed, reps, warmup,
                         time_limit, datatype, params, samples, op, max_time, groups, b_b,
-                        rounds)
+                        rounds, calibrated, statistic)
     return run_cases(cases, out=out, backend=backend, backend_name=backend_name,
                      progress=progress, samples=samples, desc=f"bench {collective_name}")
 
@@ -490,7 +549,8 @@ def run_cases(cases: list[dict], *, out: str | os.PathLike | None = None,
             result = _joined(case, result, parts)
             if result is None:  # more rounds to come
                 return
-        row = _row(case, {"rounds": 1, **result}, meta, native_median)
+        row = _row(case, {"rounds": 1, "statistic": case.get("statistic", "slowest"), **result},
+                   meta, native_median)
         rows.append(row)
         if writer:
             writer.write(row)

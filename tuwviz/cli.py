@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 from .errors import TuwvizError
@@ -31,6 +32,8 @@ examples:
       --block-bytes 0,16384,65536,262144 --out blocks.csv
   tuwviz model allgatherv pipelined --np 30 --dist broadcast --b 33554432 --datatype byte \\
       --block-bytes 1048576
+  tuwviz calibrate --np 2,8                          # this machine's alpha, beta, gamma
+  tuwviz model allgatherv --np 8 --dist broadcast --b 1048576 --calibrated
   tuwviz guidelines r.csv --html r.html
   tuwviz model gatherv linear --np 8 --dist random --b 100 --json
   tuwviz lab
@@ -283,7 +286,39 @@ def _parser() -> argparse.ArgumentParser:
                          "default: none)")
     sp.add_argument("--seed", type=_int_type(0), default=0, help="seed for random sizes and data")
     stall_option(sp)
+    sp.add_argument("--statistic", choices=("slowest", "osu"), default="slowest",
+                    help="how repetitions become a row: slowest (default) takes each "
+                         "repetition's slowest rank, then min/median/mean/max over "
+                         "repetitions (the gatherv paper, ReproMPI); osu averages each rank "
+                         "over its repetitions, then over the ranks: mean_us is OSU "
+                         "Micro-Benchmarks' Avg Latency, min_us/max_us its Min/Max Latency")
+    sp.add_argument("--no-calibration", action="store_true",
+                    help="give the pipelined ring's Eq. (2) block size the C defaults alpha = "
+                         "1 us, beta = 1 ns/B instead of this machine's values from 'tuwviz "
+                         "calibrate' (used by default when cached for the run's ranks)")
     sp.add_argument("--out", help="CSV file to append rows to (created with a header if new)")
+    sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    common(sp)
+
+    sp = sub.add_parser(
+        "calibrate", help="measure this machine's alpha, beta, gamma on MPI ranks; cache them",
+        description="Measure the cost model on real MPI ranks: alpha (start-up per message) "
+                    "from rounds of a ring, every rank sending to the next at once (the "
+                    "one-ported model's round, which Eq. (2) counts), and beta (time per byte) "
+                    "from a ping-pong of two ranks, each over 8 B to 4 MiB; gamma by timing MPI_Reduce_local (sum) and memcpy on every rank. "
+                    "One calibration per layout (host, cores, MPI library, ranks), cached in "
+                    "$TUWVIZ_CACHE or ~/.cache/tuwviz; a cached layout is shown, not measured "
+                    "again (--force). 'tuwviz bench' then gives the pipelined ring's block size "
+                    "(Eq. (2)) these values for the same ranks, and 'tuwviz model --calibrated' "
+                    "predicts with them.",
+    )
+    sp.add_argument("--np", help="ranks, e.g. 2 or 2,8 (default: the cores, at least 2); more "
+                                 "ranks than cores is an oversubscribed layout of its own")
+    sp.add_argument("--force", action="store_true", help="measure even if cached")
+    sp.add_argument("--list", action="store_true",
+                    help="show every cached calibration of this machine; measure nothing")
+    sp.add_argument("--reps", type=_int_type(10), default=200,
+                    help="ping-pong repetitions per small size (default 200; large sizes fewer)")
     sp.add_argument("--no-progress", action="store_true", help="no progress bar")
     common(sp)
 
@@ -350,9 +385,14 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--op", help="the reductions' operator (default sum, bor for --datatype "
                                  "byte)")
     params_help(sp, grid=False, skip=("alpha", "beta"))
-    sp.add_argument("--alpha", type=_cost, default=1e-6, help="latency per message, s (default 1e-6)")
-    sp.add_argument("--beta", type=_cost, default=1e-9, help="time per byte, s (default 1e-9)")
-    sp.add_argument("--gamma", type=_cost, default=0.0, help="time per reduced element, s")
+    sp.add_argument("--alpha", type=_cost, help="latency per message, s (default 1e-6)")
+    sp.add_argument("--beta", type=_cost, help="time per byte, s (default 1e-9)")
+    sp.add_argument("--gamma", type=_cost, help="time per reduced element, s (default 0)")
+    sp.add_argument("--calibrated", nargs="?", const=0, type=_int_type(2), metavar="RANKS",
+                    help="simulate with this machine's alpha, beta, gamma from 'tuwviz "
+                         "calibrate' (of RANKS ranks; default: --np's if cached, else the "
+                         "latest), also for the pipelined ring's Eq. (2); not with "
+                         "--alpha/--beta/--gamma")
     sp.add_argument("--seed", type=_int_type(0), default=0,
                     help="seed for the random block sizes of --dist random and spikes "
                          "(default 0)")
@@ -537,10 +577,13 @@ def cmd_bench(args) -> int:
         raise ValueError(f"--algorithms: empty selection {args.algorithms!r}")
     dists = _names(args.dist) or [default_distributions(coll.name)[0]]
     params = _param_grid(args)
-    bench_cases(coll.name, algorithms, ps, dists, bs, args.root, args.seed, args.reps,
-                args.warmup, args.time_limit, args.datatype, params,
-                op=args.op or default_op(args.datatype), max_time=args.max_time,
-                groups=args.groups, b_b=b_b, rounds=args.rounds)
+    cases = bench_cases(coll.name, algorithms, ps, dists, bs, args.root, args.seed, args.reps,
+                        args.warmup, args.time_limit, args.datatype, params,
+                        op=args.op or default_op(args.datatype), max_time=args.max_time,
+                        groups=args.groups, b_b=b_b, rounds=args.rounds,
+                        calibrated=not args.no_calibration, statistic=args.statistic)
+    for line in _cost_notes(cases, params, args.no_calibration):
+        print(line, file=sys.stderr)
     if args.out:
         check_output(args.out, fields=row_fields(args.groups is not None))
         print(f"writing rows to {args.out} as they are measured", file=sys.stderr)
@@ -550,7 +593,7 @@ def cmd_bench(args) -> int:
         op=args.op or default_op(args.datatype), params=params,
         progress=not args.no_progress and not args.json,
         stall_limit=args.stall_limit, max_time=args.max_time, groups=args.groups, b_b=b_b,
-        rounds=args.rounds,
+        rounds=args.rounds, calibrated=not args.no_calibration, statistic=args.statistic,
     )
     if args.json:
         print(df.to_json(orient="records", indent=2))
@@ -568,11 +611,45 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def _cost_notes(cases: list[dict], params: dict, off: bool) -> list[str]:
+    """What Eq. (2)'s alpha, beta are in a bench run, per number of ranks: calibrated, or
+    the defaults and how to calibrate (nothing when no algorithm uses them)."""
+    from .bench import COST_PARAMS
+    from .kernels import find_algorithm
+    from .problems import case_ranks
+
+    if any(k in params for k in COST_PARAMS):
+        return []
+    notes = {}
+    for c in cases:
+        if c["mode"] != "measure" or c["algorithm"] == "native":
+            continue
+        takes = {q.name for q in find_algorithm(c["problem"]["collective"], c["algorithm"]).params}
+        if not set(COST_PARAMS) <= takes or (c.get("params") or {}).get("block_bytes"):
+            continue
+        n = case_ranks(c["problem"])
+        if "alpha" in (c.get("params") or {}):
+            a, b = c["params"]["alpha"], c["params"]["beta"]
+            notes[n] = (f"{c['algorithm']}: Eq. (2) block size from this machine's calibration "
+                        f"of {n} ranks (alpha = {a:.3g} s, beta = {b:.3g} s/B)")
+        elif off:
+            notes[n] = (f"{c['algorithm']}: Eq. (2) block size from the defaults alpha = 1 us, "
+                        f"beta = 1 ns/B (--no-calibration)")
+        else:
+            notes[n] = (f"{c['algorithm']}: no calibration of {n} ranks here, so Eq. (2) uses "
+                        f"alpha = 1 us, beta = 1 ns/B; 'tuwviz calibrate --np {n}' measures "
+                        f"this machine's")
+    return [notes[n] for n in sorted(notes)]
+
+
 def _measured_line(df) -> None:
     first = df.iloc[0]
     label = "oversubscribed" if first["oversubscribed"] else "not oversubscribed"
     print(f"measured: {first['mpi_library']}, {label}, heavy-yield={first['heavy_yield'] or 'unset'}, "
           f"host(s) {first['hosts']}, commit {first['git_commit']}")
+    if first.get("statistic") == "osu":
+        print("statistic osu: each rank's mean over repetitions, then min/median/mean/max over "
+              "ranks (mean_us = OSU's Avg Latency)")
 
 
 def _bench_study(args) -> int:
@@ -582,6 +659,9 @@ def _bench_study(args) -> int:
 
     if args.rounds is not None:
         raise ValueError("--rounds: a study times each of its parts in one block; leave it out")
+    if args.statistic != "slowest":
+        raise ValueError("--statistic: a study summarizes as its paper does (the slowest rank "
+                         "of each repetition); leave it out")
 
     if args.collective is not None:
         raise ValueError(f"--study {args.study}: the study chooses the collectives; leave out "
@@ -757,6 +837,14 @@ def cmd_model(args) -> int:
     from .table import load_table
 
     grid = {k: v[0] for k, v in _param_grid(args).items()}
+    cal = _model_cost(args, problem.size)
+    gamma_note = ""
+    if cal is not None:
+        args.alpha, args.beta = cal.alpha, cal.beta
+        args.gamma = cal.gamma_for(problem.datatype)
+        gamma_note = (f"cost model calibrated on {cal.where()} ({cal.date}): alpha = "
+                      f"{cal.alpha:.3g} s, beta = {cal.beta:.3g} s/B, gamma = {args.gamma:.3g} "
+                      f"s per {problem.datatype} element")
     out = []
     takes = {name: [q.name for q in load_table().find(problem.collective, name).params]
              if name in model.algorithms(problem.collective) else list(grid) for name in names}
@@ -771,13 +859,18 @@ def cmd_model(args) -> int:
     for name in names:
         # a named algorithm gets every given parameter, so one it does not take is an error
         params = grid if args.algorithm else {k: v for k, v in grid.items() if k in takes[name]}
+        if cal is not None and {"alpha", "beta"} <= set(takes[name]) and not (
+                {"alpha", "beta"} & set(params) or params.get("block_bytes")):
+            params = {**params, "alpha": cal.alpha, "beta": cal.beta}  # as bench gives it
         s = model.schedule(problem.collective, name, problem, max_messages=args.max_messages,
                            **params)
         r = model.simulate(s, args.alpha, args.beta, args.gamma)
         out.append((s, r))
     bounds = _intergroup_bounds(problem) if groups is not None else None
     if args.json:
-        rows = [{"schedule": s.to_dict(), "prediction": r.to_dict(), "label": "model"}
+        rows = [{"schedule": s.to_dict(), "prediction": r.to_dict(), "label": "model",
+                 "cost_model": {"alpha": args.alpha, "beta": args.beta, "gamma": args.gamma,
+                                "calibration": cal.to_dict() if cal is not None else None}}
                 for s, r in out]
         if bounds is not None:
             for row in rows:
@@ -786,6 +879,8 @@ def cmd_model(args) -> int:
     else:
         # fit the terminal (or COLUMNS); piped into a file, lines keep their full length
         width = shutil.get_terminal_size((0, 0)).columns or None
+        if gamma_note:
+            print(textwrap.fill(gamma_note, width or 10**6) + "\n")
         print("\n\n".join(model.format_report(s, r, width=width) for s, r in out))
         if bounds is not None:
             print("\nThe intergroup paper's transfer terms for this problem (bytes; times "
@@ -794,6 +889,39 @@ def cmd_model(args) -> int:
                 print(f"  {name:<26} {value:,.2f}" if isinstance(value, float)
                       else f"  {name:<26} {value:,}")
     return 0
+
+
+def _model_cost(args, ranks: int):
+    """The calibration `tuwviz model --calibrated` simulates with (None without the flag);
+    fills in the C defaults of --alpha, --beta, --gamma otherwise."""
+    from .params import DEFAULT_ALPHA, DEFAULT_BETA
+
+    if args.calibrated is None:
+        args.alpha = DEFAULT_ALPHA if args.alpha is None else args.alpha
+        args.beta = DEFAULT_BETA if args.beta is None else args.beta
+        args.gamma = 0.0 if args.gamma is None else args.gamma
+        return None
+    given = [f"--{k}" for k in ("alpha", "beta", "gamma") if getattr(args, k) is not None]
+    if given:
+        raise ValueError(f"give --calibrated or {given[0]}, not both")
+    from .calibrate import load, load_all, local_layout
+
+    layout = local_layout(ranks)
+    if args.calibrated:
+        cal = load(args.calibrated, {**layout, "ranks": args.calibrated})
+        if cal is None:
+            raise ValueError(f"--calibrated {args.calibrated}: no calibration of "
+                             f"{args.calibrated} ranks here; run 'tuwviz calibrate --np "
+                             f"{args.calibrated}'")
+        return cal
+    cal = load(ranks, layout)
+    if cal is None:
+        every = load_all(layout)
+        if not every:
+            raise ValueError("--calibrated: this machine has no calibration yet; run "
+                             "'tuwviz calibrate' (or 'tuwviz calibrate --np N' for N ranks)")
+        cal = max(every, key=lambda c: c.date)
+    return cal
 
 
 def _model_groups(args, collective_name: str) -> tuple[int, int] | None:
@@ -906,7 +1034,75 @@ def cmd_grade(args) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_calibrate(args) -> int:
+    from .calibrate import calibrate, load, load_all, local_layout
+    from .cluster import free_cores
+    from .report import text_table
+
+    if args.list:
+        if args.np is not None or args.force:
+            raise ValueError("--list shows the cache; leave out --np and --force")
+        every = load_all(local_layout(2))
+        if args.json:
+            print(json.dumps([c.to_dict() for c in every], indent=2))
+            return 0
+        if not every:
+            print("no calibration cached for this machine; run 'tuwviz calibrate'")
+            return 0
+        for c in every:
+            text = c.summary().replace("\n", "\n" + " " * 12)
+            print(f"{c.ranks:>4} ranks: {text}\n            {c.path}")
+        return 0
+    ranks = _np_list(args.np) if args.np is not None else [max(2, free_cores())]
+    small = [n for n in ranks if n < 2]
+    if small:
+        raise ValueError(f"--np {small[0]}: calibrating needs at least 2 ranks (alpha and beta "
+                         f"are the costs of messages between them)")
+    results = []
+    for n in ranks:
+        cached = None if args.force else load(n)
+        cal = cached or calibrate(n, reps=args.reps, force=True,
+                                  progress=not args.no_progress and not args.json)
+        results.append((cal, cached is not None))
+    if args.json:
+        print(json.dumps([{**c.to_dict(), "path": c.path, "cached": hit} for c, hit in results],
+                         indent=2))
+        return 0
+    width = shutil.get_terminal_size((100, 24)).columns
+    for cal, hit in results:
+        print(f"{cal.ranks} ranks: one ring round (every rank sends to the next, all at once), "
+              f"one message of a ping-pong between ranks 0 and 1, and the model's alpha + beta "
+              f"m, in us:")
+        print(text_table([{k: (f"{v:.3g}" if isinstance(v, float) else v) for k, v in r.items()}
+                          for r in cal.table()]))
+        print(cal.summary())
+        print(textwrap.fill(
+            f"Eq. (2) block size for a 4 MiB broadcast (allgatherv, one process has data) on "
+            f"{cal.ranks} ranks: {_eq2_text(cal)}", width))
+        how = (f"from the cache, {cal.path} ('--force' measures again)" if hit
+               else f"saved to {cal.path}")
+        print(f"{how}\n")
+    return 0
+
+
+def _eq2_text(cal) -> str:
+    """Eq. (2)'s B for a 4 MiB broadcast with `cal` and with the C defaults, in words."""
+    from .model.topology.ring import allgatherv_block_elems
+    from .params import DEFAULT_ALPHA, DEFAULT_BETA
+
+    p = max(cal.ranks, 3)
+    counts = [4 << 20] + [0] * (p - 1)
+
+    def kib(alpha, beta):
+        return allgatherv_block_elems(p, counts, 1, 0, alpha, beta) / 1024
+
+    return (f"B = {kib(cal.alpha, cal.beta):,.1f} KiB calibrated, "
+            f"{kib(DEFAULT_ALPHA, DEFAULT_BETA):,.1f} KiB with the defaults (1 us, 1 ns/B)"
+            + (" (p = 3: Eq. (2) needs D > 0)" if cal.ranks < 3 else ""))
+
+
 COMMANDS = {"list": cmd_list, "verify": cmd_verify, "bench": cmd_bench,
+            "calibrate": cmd_calibrate,
             "guidelines": cmd_guidelines, "model": cmd_model, "lab": cmd_lab,
             "assignment": cmd_assignment, "grade": cmd_grade}
 

@@ -438,6 +438,13 @@ class LocalCluster:
         return bench(collective_name, algorithms, backend=self.run_cases,
                      backend_name="ipyparallel", **kwargs)
 
+    def calibrate(self, **kwargs):
+        """:func:`tuwviz.calibrate.calibrate` on all engines: this layout's ``alpha``,
+        ``beta``, ``gamma`` (cached; ``force=True`` measures again)."""
+        from .calibrate import calibrate
+
+        return calibrate(self.n, backend=self.run_cases, **kwargs)
+
     def measure_missing(self, results, **kwargs):
         """:func:`tuwviz.guidelines.measure_missing` on the engines: measure the companion
         operations (e.g. MPI_Gather(m'), MPI_Allreduce(1)) the guidelines need."""

@@ -87,7 +87,11 @@ class RankFailure(TuwvizError):
 
 def case_label(c: dict, name: bool = True) -> str:
     """``gatherv/linear p=3 root=1 dist=same b=17 block_bytes=64``: one case in words
-    (without ``gatherv/linear`` if not `name`; `` types=root-vector`` for a datatype pair)."""
+    (without ``gatherv/linear`` if not `name`; `` types=root-vector`` for a datatype pair;
+    ``calibration pingpong p=2 bytes=8`` for a part of ``tuwviz calibrate``)."""
+    if c.get("mode") == "calibrate":
+        return " ".join([f"calibration {c['what']} p={c['p']}"]
+                        + [f"{k}={c[k]}" for k in ("bytes", "count", "datatype") if k in c])
     if c.get("q"):  # two groups
         text = f"groups={c['p']},{c['q']} dist={c['distribution']} b={c['b']},{c.get('b_b')}"
     else:

@@ -50,6 +50,7 @@ __all__ = [
     "library_path",
     "load",
     "loaded_libraries",
+    "mpi_library_version",
     "sanitize_env",
     "sanitizer",
     "sources_dir",
@@ -507,6 +508,16 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.tuw_allgatherv_block_elems.restype = c_ll
     lib.tuw_allgatherv_block_elems.argtypes = [c_int, int_p, c_int, c_ll, c_double, c_double]
     ll_p = ctypes.POINTER(c_ll)
+    # calibration loops (common/calibrate.c, tuwviz.calibrate)
+    dbl_p = ctypes.POINTER(c_double)
+    lib.tuw_pingpong.restype = c_int
+    lib.tuw_pingpong.argtypes = [comm, c_ll, c_int, c_int, dbl_p]
+    lib.tuw_ring_shift.restype = c_int
+    lib.tuw_ring_shift.argtypes = [comm, c_ll, c_int, c_int, dbl_p]
+    lib.tuw_copy_time.restype = c_int
+    lib.tuw_copy_time.argtypes = [c_ll, c_int, dbl_p]
+    lib.tuw_reduce_time.restype = c_int
+    lib.tuw_reduce_time.argtypes = [c_int, c_int, c_int, c_int, dbl_p]
     lib.tuw_ring_slot.restype = c_int
     lib.tuw_ring_slot.argtypes = [c_int, ll_p, ll_p, ll_p, ctypes.POINTER(ctypes.c_ubyte)]
 
@@ -525,6 +536,15 @@ def _import_mpi():
         mpi4py.rc.initialize = False
         mpi4py.rc.finalize = False
     from mpi4py import MPI  # noqa: F401  (loads libmpi with RTLD_GLOBAL)
+
+
+def mpi_library_version() -> str:
+    """The MPI library's version line (``MPI_Get_library_version``, callable before
+    ``MPI_Init``), as the ranks report it in :func:`tuwviz.runner.rank_info`."""
+    _import_mpi()
+    from mpi4py import MPI
+
+    return " ".join(MPI.Get_library_version().splitlines()[0].split())
 
 
 def load(kernels_dir: Path | None = None) -> ctypes.CDLL:

@@ -249,7 +249,7 @@ def start_with_retries(start: Callable, failed: type[BaseException], what: str):
 
 def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extra_env):
     launcher = local_mpi_command()
-    timed = any(case.get("mode") == "measure" for case in cases)
+    timed = any(case.get("mode") in ("measure", "calibrate") for case in cases)
     env = {**os.environ, **loopback_env(), **mpi_env(nranks, heavy_yield, timed),
            **(extra_env or {})}
     watch = RankWatch()
@@ -478,6 +478,10 @@ def describe_case(case: dict, index: int | None = None, of: int | None = None) -
     from .params import label
 
     pr = case["problem"]
+    if case.get("mode") == "calibrate":  # not a collective: what was being timed
+        info = {"mode": "calibrate", "p": pr["p"], "what": case["what"],
+                **{k: case[k] for k in ("bytes", "count", "datatype") if k in case}}
+        return {**info, **({"index": index, "of": of} if index is not None else {})}
     info = {"collective": pr["collective"], "algorithm": case["algorithm"], "p": pr["p"],
             "root": pr["root"], "distribution": pr["distribution"], "b": pr["b"],
             "params": label(case.get("params")), "mode": case.get("mode"),

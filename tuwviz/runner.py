@@ -42,7 +42,8 @@ from .collectives import collective
 from .errors import KernelError, RankFailure, TimeLimitExceeded
 from .problems import DATATYPES, FILL, MAX_COUNT, OPS, Problem
 
-__all__ = ["Buffers", "check_counts", "make_buffers", "run_case", "run_kernel", "rank_info"]
+__all__ = ["STATISTICS", "Buffers", "check_counts", "make_buffers", "run_case", "run_kernel",
+           "rank_info", "summarize"]
 
 _NUMPY_TYPES = {"byte": np.uint8, "int": np.int32, "double": np.float64}
 
@@ -517,18 +518,89 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict, kcomm=None) -> 
             + (f" (round {case['part'][0] + 1} of {share}, {case['time_limit'] / share:g} s each)"
                if share > 1 else ""))
     _check(rc, f"timing {problem.collective}/{algorithm}", comm.rank, lib)
-    # a repetition's time is the slowest rank's (gatherv paper, Section 5)
+    statistic = case.get("statistic", "slowest")
+    if statistic == "osu":  # every rank's own times: OSU averages each rank's first
+        every = comm.gather(times[: done.value] * 1e6, root=0)
+        if comm.rank != 0:
+            return None
+        ranks_us = np.asarray(every)
+        us = ranks_us.max(axis=0)
+    else:
+        # a repetition's time is the slowest rank's (gatherv paper, Section 5)
+        slowest = np.zeros_like(times) if comm.rank == 0 else None
+        comm.Reduce(times, slowest, op=MPI.MAX, root=0)
+        if comm.rank != 0:
+            return None
+        us = ranks_us = slowest[: done.value] * 1e6
+    result = {"reps": int(done.value), "warmup": warmup, **summarize(ranks_us, statistic)}
+    if case.get("samples"):  # every repetition (the slowest rank's), for box plots
+        result["samples_us"] = us.tolist()
+        if statistic == "osu":  # for joining rounds (tuwviz.bench)
+            result["rank_samples_us"] = ranks_us.tolist()
+    return result
+
+
+#: How a measurement's repetitions become a row's min/median/mean/max (:func:`summarize`).
+STATISTICS = ("slowest", "osu")
+
+
+def summarize(us, statistic: str = "slowest") -> dict:
+    """``min_us``, ``median_us``, ``mean_us``, ``max_us`` of a measurement.
+
+    ``slowest`` (tuwviz's, the gatherv paper's and ReproMPI's with barrier
+    synchronization): `us` holds one time per repetition, the slowest rank's, and the
+    statistics are over repetitions.  ``osu`` (OSU Micro-Benchmarks'): `us` is ranks x
+    repetitions; each rank's times are averaged over the repetitions first, and the
+    statistics are over ranks: ``mean_us`` is OSU's "Avg Latency", ``min_us`` and
+    ``max_us`` its "Min Latency" and "Max Latency".
+
+    Examples
+    --------
+    >>> summarize([3.0, 1.0, 2.0])
+    {'min_us': 1.0, 'median_us': 2.0, 'mean_us': 2.0, 'max_us': 3.0}
+    >>> summarize([[1.0, 3.0], [2.0, 2.0], [5.0, 9.0]], "osu")  # rank means 2, 2, 7
+    {'min_us': 2.0, 'median_us': 2.0, 'mean_us': 3.6666666666666665, 'max_us': 7.0}
+    """
+    a = np.asarray(us, dtype=np.float64)
+    if statistic == "osu":
+        a = a.mean(axis=1)
+    elif statistic != "slowest":
+        raise ValueError(f"unknown statistic {statistic!r}; valid: {', '.join(STATISTICS)}")
+    return {"min_us": float(a.min()), "median_us": float(np.median(a)),
+            "mean_us": float(a.mean()), "max_us": float(a.max())}
+
+
+def _calibration_part(comm, case: dict) -> dict | None:
+    """One part of a calibration (:mod:`tuwviz.calibrate`): ``what`` is ``ring`` or
+    ``pingpong`` (``bytes``), ``copy`` (``bytes``) or ``reduce`` (``count`` of ``datatype``,
+    ``op``).
+    All ranks time it at once; each repetition's time is the slowest rank's (as in
+    :func:`_measure`), in microseconds, on rank 0."""
+    from mpi4py import MPI
+
+    lib = kernels.load()
+    reps, what = int(case["reps"]), case["what"]
+    times = np.zeros(reps, dtype=np.float64)
+    out = times.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+    with watch.inside():
+        if what == "pingpong":
+            rc = lib.tuw_pingpong(kernels.comm_handle(comm), int(case["bytes"]),
+                                  int(case.get("warmup", 2)), reps, out)
+        elif what == "ring":
+            rc = lib.tuw_ring_shift(kernels.comm_handle(comm), int(case["bytes"]),
+                                    int(case.get("warmup", 2)), reps, out)
+        elif what == "copy":
+            rc = lib.tuw_copy_time(int(case["bytes"]), reps, out)
+        elif what == "reduce":
+            rc = lib.tuw_reduce_time(int(case["count"]), list(DATATYPES).index(case["datatype"]),
+                                     OPS.index(case["op"]), reps, out)
+        else:
+            raise ValueError(f"unknown calibration part {what!r}; valid: pingpong, ring, copy, "
+                             f"reduce")
+    _check(rc, f"calibration {what}", comm.rank)
     slowest = np.zeros_like(times) if comm.rank == 0 else None
     comm.Reduce(times, slowest, op=MPI.MAX, root=0)
-    if comm.rank != 0:
-        return None
-    us = slowest[: done.value] * 1e6
-    result = {"reps": int(done.value), "warmup": warmup,
-              "min_us": float(us.min()), "median_us": float(np.median(us)),
-              "mean_us": float(us.mean()), "max_us": float(us.max())}
-    if case.get("samples"):  # every repetition, for box plots
-        result["samples_us"] = us.tolist()
-    return result
+    return {"samples_us": (slowest * 1e6).tolist()} if comm.rank == 0 else None
 
 
 def _trace(comm, problem: Problem, algorithm: str, data_seed: int, params: dict,
@@ -584,6 +656,9 @@ def run_case(world, case: dict):
     RankFailure
         On every participating rank, if any of them could not prepare the case.
     """
+    if case.get("mode") == "calibrate":
+        comm = _subcomm(world, int(case["problem"]["p"]))
+        return None if comm is None else _calibration_part(comm, case)
     problem = Problem.from_dict(case["problem"])
     algorithm, mode = case["algorithm"], case["mode"]
     comm = _subcomm(world, problem.size)
@@ -634,7 +709,7 @@ def rank_info(world) -> dict:
     return {
         "rank": world.rank, "size": world.size, "pid": os.getpid(),
         "host": MPI.Get_processor_name() or socket.gethostname(), "cores": os.cpu_count(),
-        "mpi_library": " ".join(MPI.Get_library_version().splitlines()[0].split()),
+        "mpi_library": kernels.mpi_library_version(),
         "mpi4py": __import__("mpi4py").__version__,
         "heavy_yield": os.environ.get("MPIR_CVAR_ENABLE_HEAVY_YIELD", ""),
         # what MPICH leaves in /dev/shm if this job is killed: the driver removes it then

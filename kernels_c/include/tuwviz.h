@@ -144,6 +144,18 @@ enum { TUW_OK = 0, TUW_TIME_LIMIT = -1 };
 int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
              double time_limit, double *times, int *done);
 
+/* ---- calibration loops (kernels_c/common/calibrate.c; tuwviz calibrate) ---------------- */
+/* Ranks 0 and 1 bounce `bytes` bytes while the others wait; times[k] is this rank's round
+ * trip of repetition k (0 on the others).  Collective. */
+int tuw_pingpong(MPI_Comm comm, long long bytes, int warmup, int reps, double *times);
+/* Every rank sends `bytes` bytes to rank + 1 and receives from rank - 1 at once
+ * (MPI_Sendrecv: one round of a ring algorithm); times[k] as tuw_pingpong's.  Collective. */
+int tuw_ring_shift(MPI_Comm comm, long long bytes, int warmup, int reps, double *times);
+/* Local: times of memcpy of `bytes` bytes, and of MPI_Reduce_local on `count` elements of
+ * a TUW_DT_ datatype with a TUW_OP_ operator. */
+int tuw_copy_time(long long bytes, int reps, double *times);
+int tuw_reduce_time(int count, int datatype, int op, int reps, double *times);
+
 /* ---- point-to-point wrappers with tracing (kernels_c/common/p2p.c) --------------------- */
 int TUW_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 int TUW_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
