@@ -56,6 +56,8 @@ def test_engines_are_mpi_ranks_on_loopback(cluster):
     # controller, launcher and engines (MPI initialised): nothing beyond loopback
     pids = our_processes()
     assert {i["pid"] for i in cluster.rank_infos()} <= pids
+    # MPI is called from each engine's main thread only: no MPI_THREAD_MULTIPLE locking
+    assert {i["thread_level"] for i in cluster.rank_infos()} == {"funneled"}
     assert listening_outside(pids) == []
 
 

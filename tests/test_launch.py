@@ -5,7 +5,7 @@ import pytest
 
 from tuwviz import launch
 from tuwviz.errors import TuwvizError
-from tuwviz.launch import run_mpiexec
+from tuwviz.launch import THREAD_LEVEL, run_mpiexec
 from tuwviz.problems import make_problem
 
 CASES = [{"mode": "trace", "problem": make_problem("gatherv", 2, "same", 1).to_dict(),
@@ -47,3 +47,11 @@ def test_heavy_yield_is_on_for_oversubscribed_measurements_only(monkeypatch):
         assert {h["heavy_yield"] for h in hellos} == {expected}, cases[0]["mode"]
     monkeypatch.setenv("MPIR_CVAR_ENABLE_HEAVY_YIELD", "1")  # the user's choice wins
     assert {h["heavy_yield"] for h in run_mpiexec(n, CASES)} == {"1"}
+
+
+def test_ranks_ask_for_the_thread_level_they_need(monkeypatch):
+    # mpi4py's default, MPI_THREAD_MULTIPLE, makes MPICH lock around every call
+    monkeypatch.delenv("MPI4PY_RC_THREAD_LEVEL", raising=False)
+    assert {h["thread_level"] for h in run_mpiexec(2, CASES)} == {THREAD_LEVEL} == {"funneled"}
+    monkeypatch.setenv("MPI4PY_RC_THREAD_LEVEL", "multiple")  # the user's choice wins
+    assert {h["thread_level"] for h in run_mpiexec(2, CASES)} == {"multiple"}

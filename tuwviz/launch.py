@@ -35,7 +35,7 @@ from .watch import ENV_VAR as WATCH_ENV
 from .watch import RankWatch
 from .worker import PREFIX
 
-__all__ = ["MAX_RANKS", "STALL_LIMIT", "STARTUP_ATTEMPTS", "check_ranks", "check_stall_limit", "describe_case",
+__all__ = ["MAX_RANKS", "STALL_LIMIT", "STARTUP_ATTEMPTS", "THREAD_LEVEL", "check_ranks", "check_stall_limit", "describe_case",
            "find_mpiexec", "key_lines",
            "local_mpi_command", "loopback_env", "mpi_env", "mpiexec_backend", "record_launch", "run_mpiexec",
            "start_with_retries"]
@@ -150,6 +150,13 @@ def loopback_env() -> dict[str, str]:
             "OMPI_MCA_btl_tcp_if_include": "lo", "OMPI_MCA_oob_tcp_if_include": "lo"}
 
 
+#: MPI thread level the ranks ask for (mpi4py's ``MPI4PY_RC_THREAD_LEVEL``): only the main
+#: thread of a rank or engine calls MPI.  mpi4py's default, "multiple", makes MPICH lock
+#: around every call: about 0.4 µs more per collective at 2 ranks, a 1.4-1.5x slower
+#: library Gather of up to 4 KB than OSU's (benchmarks/osu.py).
+THREAD_LEVEL = "funneled"
+
+
 def mpi_env(nranks: int, heavy_yield: bool | None = None, timed: bool = True) -> dict[str, str]:
     """Environment settings for MPI ranks that change timings.
 
@@ -158,17 +165,21 @@ def mpi_env(nranks: int, heavy_yield: bool | None = None, timed: bool = True) ->
     default it is turned on exactly when a `timed` run is oversubscribed (and left alone if
     the user set it).  Runs that time nothing (verify, trace) leave it off: on 2 cores
     they finish about twice as fast with 9 or 17 ranks.  Results record the value used.
+    The ranks also ask MPI for :data:`THREAD_LEVEL` (unless the user set
+    ``MPI4PY_RC_THREAD_LEVEL``).
 
     Examples
     --------
-    >>> mpi_env(1, heavy_yield=True)
-    {'MPIR_CVAR_ENABLE_HEAVY_YIELD': '1'}
+    >>> mpi_env(1, heavy_yield=True)["MPIR_CVAR_ENABLE_HEAVY_YIELD"]
+    '1'
     """
+    env = {} if "MPI4PY_RC_THREAD_LEVEL" in os.environ else {
+        "MPI4PY_RC_THREAD_LEVEL": THREAD_LEVEL}
     if "MPIR_CVAR_ENABLE_HEAVY_YIELD" in os.environ and heavy_yield is None:
-        return {}
+        return env
     if heavy_yield is None:
         heavy_yield = timed and nranks > (os.cpu_count() or 1)
-    return {"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1" if heavy_yield else "0"}
+    return {**env, "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1" if heavy_yield else "0"}
 
 
 def check_ranks(nranks: int) -> None:

@@ -712,6 +712,9 @@ def rank_info(world) -> dict:
         "mpi_library": kernels.mpi_library_version(),
         "mpi4py": __import__("mpi4py").__version__,
         "heavy_yield": os.environ.get("MPIR_CVAR_ENABLE_HEAVY_YIELD", ""),
+        "thread_level": {MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled",
+                         MPI.THREAD_SERIALIZED: "serialized",
+                         MPI.THREAD_MULTIPLE: "multiple"}.get(MPI.Query_thread(), "?"),
         # what MPICH leaves in /dev/shm if this job is killed: the driver removes it then
         "shm": reaper.mpich_segments(),
     }
