@@ -41,6 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tuwviz.bench import bench  # noqa: E402
+from tuwviz.collectives import collective  # noqa: E402
 from tuwviz.kernels import find_mpicc  # noqa: E402
 from tuwviz.launch import local_mpi_command, loopback_env, mpi_env  # noqa: E402
 
@@ -141,7 +142,8 @@ def main(argv=None) -> int:
                 runs["osu"].append(run_osu(exes[coll], n, args.max_bytes, args.iters))
                 for stat, key in (("osu", "tuwviz_osu"), ("slowest", "tuwviz")):
                     df = bench(coll, ["native"], ps=[n], dists=["same"], bs=sizes,
-                               datatype="byte", root=0, reps=args.iters, warmup=10,
+                               datatype="byte", root=0 if collective(coll).rooted else None,
+                               reps=args.iters, warmup=10,
                                rounds=1, statistic=stat, progress=False)
                     col = "mean_us" if stat == "osu" else "median_us"
                     runs[key].append(dict(zip(df["b"].astype(int), df[col].astype(float))))
@@ -149,7 +151,7 @@ def main(argv=None) -> int:
                    for k, v in runs.items()}
             agree = sum(abs(med["tuwviz_osu"][s] / med["osu"][s] - 1) <= 0.10 for s in sizes)
             print(f"\n{coll}, {n} ranks ({'oversubscribed' if over else 'not oversubscribed'}),"
-                  f" root 0, MPI_BYTE, load {os.getloadavg()[0]:.1f}; median of {args.turns} "
+                  f"{' root 0,' if collective(coll).rooted else ''} MPI_BYTE, load {os.getloadavg()[0]:.1f}; median of {args.turns} "
                   f"turns, us:")
             print(f"{'bytes':>8} {'OSU avg':>10} {'tuwviz osu':>11} {'ratio':>6} "
                   f"{'tuwviz slowest':>15} {'ratio':>6}")
