@@ -56,8 +56,10 @@ def test_engines_are_mpi_ranks_on_loopback(cluster):
     # controller, launcher and engines (MPI initialised): nothing beyond loopback
     pids = our_processes()
     assert {i["pid"] for i in cluster.rank_infos()} <= pids
-    # MPI is called from each engine's main thread only: no MPI_THREAD_MULTIPLE locking
-    assert {i["thread_level"] for i in cluster.rank_infos()} == {"funneled"}
+    # MPI is called from each engine's main thread only: no MPI_THREAD_MULTIPLE locking,
+    # unless MPICH's heavy yield (which lives in that lock) is on
+    assert {(i["heavy_yield"], i["thread_level"]) for i in cluster.rank_infos()} in (
+        {("0", "funneled")}, {("1", "multiple")})
     assert listening_outside(pids) == []
 
 

@@ -50,8 +50,16 @@ def test_heavy_yield_is_on_for_oversubscribed_measurements_only(monkeypatch):
 
 
 def test_ranks_ask_for_the_thread_level_they_need(monkeypatch):
-    # mpi4py's default, MPI_THREAD_MULTIPLE, makes MPICH lock around every call
+    # mpi4py's default, MPI_THREAD_MULTIPLE, makes MPICH lock around every call; but
+    # MPICH's heavy yield happens inside that lock, so oversubscribed measurements keep it
     monkeypatch.delenv("MPI4PY_RC_THREAD_LEVEL", raising=False)
+    monkeypatch.delenv("MPIR_CVAR_ENABLE_HEAVY_YIELD", raising=False)
     assert {h["thread_level"] for h in run_mpiexec(2, CASES)} == {THREAD_LEVEL} == {"funneled"}
-    monkeypatch.setenv("MPI4PY_RC_THREAD_LEVEL", "multiple")  # the user's choice wins
+    n = os.cpu_count() + 1
+    measure = [{**CASES[0], "mode": "measure", "reps": 2, "warmup": 0}]
+    hellos = run_mpiexec(n, measure)
+    assert {(h["heavy_yield"], h["thread_level"]) for h in hellos} == {("1", "multiple")}
+    monkeypatch.setenv("MPIR_CVAR_ENABLE_HEAVY_YIELD", "1")  # the user's heavy yield
     assert {h["thread_level"] for h in run_mpiexec(2, CASES)} == {"multiple"}
+    monkeypatch.setenv("MPI4PY_RC_THREAD_LEVEL", "serialized")  # the user's choice wins
+    assert {h["thread_level"] for h in run_mpiexec(2, CASES)} == {"serialized"}

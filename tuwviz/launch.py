@@ -150,10 +150,13 @@ def loopback_env() -> dict[str, str]:
             "OMPI_MCA_btl_tcp_if_include": "lo", "OMPI_MCA_oob_tcp_if_include": "lo"}
 
 
-#: MPI thread level the ranks ask for (mpi4py's ``MPI4PY_RC_THREAD_LEVEL``): only the main
-#: thread of a rank or engine calls MPI.  mpi4py's default, "multiple", makes MPICH lock
-#: around every call: about 0.4 µs more per collective at 2 ranks, a 1.4-1.5x slower
-#: library Gather of up to 4 KB than OSU's (benchmarks/osu.py).
+#: MPI thread level the ranks ask for (mpi4py's ``MPI4PY_RC_THREAD_LEVEL``) when MPICH's
+#: heavy yield is off: only the main thread of a rank or engine calls MPI.  mpi4py's
+#: default, "multiple", makes MPICH lock around every call: about 0.4-0.8 µs more per
+#: small collective at 2 ranks, the library's Gather 1.4-1.5x OSU's up to 4 KB.  With
+#: heavy yield on (oversubscribed measurements) the ranks keep "multiple": MPICH yields
+#: the CPU inside that lock, and without it 8 ranks on 2 cores wait out whole scheduler
+#: time slices (4 ms per Gather of 1 int instead of 0.7 ms).
 THREAD_LEVEL = "funneled"
 
 
@@ -165,21 +168,25 @@ def mpi_env(nranks: int, heavy_yield: bool | None = None, timed: bool = True) ->
     default it is turned on exactly when a `timed` run is oversubscribed (and left alone if
     the user set it).  Runs that time nothing (verify, trace) leave it off: on 2 cores
     they finish about twice as fast with 9 or 17 ranks.  Results record the value used.
-    The ranks also ask MPI for :data:`THREAD_LEVEL` (unless the user set
-    ``MPI4PY_RC_THREAD_LEVEL``).
+    Without heavy yield the ranks ask MPI for :data:`THREAD_LEVEL`, with it for
+    ``multiple`` (unless the user set ``MPI4PY_RC_THREAD_LEVEL``); they report the level.
 
     Examples
     --------
-    >>> mpi_env(1, heavy_yield=True)["MPIR_CVAR_ENABLE_HEAVY_YIELD"]
-    '1'
+    >>> mpi_env(1, heavy_yield=True)
+    {'MPIR_CVAR_ENABLE_HEAVY_YIELD': '1', 'MPI4PY_RC_THREAD_LEVEL': 'multiple'}
     """
-    env = {} if "MPI4PY_RC_THREAD_LEVEL" in os.environ else {
-        "MPI4PY_RC_THREAD_LEVEL": THREAD_LEVEL}
-    if "MPIR_CVAR_ENABLE_HEAVY_YIELD" in os.environ and heavy_yield is None:
-        return env
-    if heavy_yield is None:
-        heavy_yield = timed and nranks > (os.cpu_count() or 1)
-    return {**env, "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1" if heavy_yield else "0"}
+    env = {}
+    users = os.environ.get("MPIR_CVAR_ENABLE_HEAVY_YIELD")
+    if users is not None and heavy_yield is None:
+        heavy_yield = users.strip() not in ("", "0")
+    else:
+        if heavy_yield is None:
+            heavy_yield = timed and nranks > (os.cpu_count() or 1)
+        env["MPIR_CVAR_ENABLE_HEAVY_YIELD"] = "1" if heavy_yield else "0"
+    if "MPI4PY_RC_THREAD_LEVEL" not in os.environ:
+        env["MPI4PY_RC_THREAD_LEVEL"] = "multiple" if heavy_yield else THREAD_LEVEL
+    return env
 
 
 def check_ranks(nranks: int) -> None:
