@@ -36,7 +36,7 @@ from .sweep import (MAX_CASES, Backend, distributions, int_values, parse_groups,
                     run_metadata)
 
 __all__ = ["DEFAULT_ROUNDS", "GROUP_FIELDS", "ROW_FIELDS", "ResultWriter", "row_fields", "bench",
-           "bench_cases", "calibrated_params", "check_output", "run_cases"]
+           "bench_cases", "calibrated_params", "check_output", "run_cases", "uses_cost_model"]
 
 
 def check_output(path: str | os.PathLike, what: str = "--out",
@@ -90,7 +90,8 @@ def _check_header(path: Path, fields: list[str]) -> None:
 ROW_FIELDS = [
     "collective", "algorithm", "params", "p", "root", "distribution", "b", "m", "m_prime",
     "datatype", "op",
-    "reps", "warmup", "rounds", "statistic", "min_us", "median_us", "mean_us", "max_us", "ratio_to_native",
+    "reps", "warmup", "rounds", "statistic",
+    "min_us", "median_us", "mean_us", "max_us", "ratio_to_native",
     "mpi_library", "mpi4py", "ranks", "hosts", "oversubscribed", "heavy_yield", "backend",
     "date", "git_commit", "tuwviz",
 ]
@@ -166,18 +167,34 @@ class ResultWriter:
 COST_PARAMS = ("alpha", "beta")
 
 
+def uses_cost_model(taken: Iterable[str], params: dict) -> bool:
+    """Whether an algorithm taking the parameters `taken` gets ``alpha``/``beta`` from the
+    cost model when the user gives `params`: it takes both, and `params` sets neither
+    nor a fixed ``block_bytes`` (which makes them moot).
+
+    Examples
+    --------
+    >>> uses_cost_model(["block_bytes", "alpha", "beta"], {})
+    True
+    >>> uses_cost_model(["block_bytes", "alpha", "beta"], {"block_bytes": 4096})
+    False
+    >>> uses_cost_model(["fanout"], {})
+    False
+    """
+    return (set(COST_PARAMS) <= set(taken) and not any(k in params for k in COST_PARAMS)
+            and not params.get("block_bytes"))
+
+
 def calibrated_params(collective_name: str, algorithm: str, params: dict, ranks: int,
                       cache: dict | None = None) -> dict:
     """`params` with this machine's calibrated ``alpha``/``beta`` for `ranks` ranks added,
-    if `algorithm` takes them, the user gave neither (nor a fixed ``block_bytes``, which
-    makes them moot) and ``tuwviz calibrate`` has cached that layout; else `params`.
+    if the algorithm uses them (:func:`uses_cost_model`) and ``tuwviz calibrate`` has
+    cached that layout; else `params`.
 
     `cache` (a dict) keeps the lookups of one sweep.
     """
     row = kernels.find_algorithm(collective_name, algorithm)
-    taken = {q.name for q in row.params}
-    if (not set(COST_PARAMS) <= taken or any(k in params for k in COST_PARAMS)
-            or params.get("block_bytes")):
+    if not uses_cost_model((q.name for q in row.params), params):
         return params
     from .calibrate import load
 

@@ -614,7 +614,7 @@ def cmd_bench(args) -> int:
 def _cost_notes(cases: list[dict], params: dict, off: bool) -> list[str]:
     """What Eq. (2)'s alpha, beta are in a bench run, per number of ranks: calibrated, or
     the defaults and how to calibrate (nothing when no algorithm uses them)."""
-    from .bench import COST_PARAMS
+    from .bench import COST_PARAMS, uses_cost_model
     from .kernels import find_algorithm
     from .problems import case_ranks
 
@@ -624,8 +624,9 @@ def _cost_notes(cases: list[dict], params: dict, off: bool) -> list[str]:
     for c in cases:
         if c["mode"] != "measure" or c["algorithm"] == "native":
             continue
-        takes = {q.name for q in find_algorithm(c["problem"]["collective"], c["algorithm"]).params}
-        if not set(COST_PARAMS) <= takes or (c.get("params") or {}).get("block_bytes"):
+        takes = [q.name for q in find_algorithm(c["problem"]["collective"], c["algorithm"]).params]
+        given = {k: v for k, v in (c.get("params") or {}).items() if k not in COST_PARAMS}
+        if not uses_cost_model(takes, given):  # alpha, beta in a case's params are calibration's
             continue
         n = case_ranks(c["problem"])
         if "alpha" in (c.get("params") or {}):
@@ -795,6 +796,7 @@ def _consistency(args, df) -> int:
 
 def cmd_model(args) -> int:
     from . import model
+    from .bench import uses_cost_model
     from .collectives import collective
     from .params import check_params
     from .problems import Problem, default_op, make_problem
@@ -859,9 +861,8 @@ def cmd_model(args) -> int:
     for name in names:
         # a named algorithm gets every given parameter, so one it does not take is an error
         params = grid if args.algorithm else {k: v for k, v in grid.items() if k in takes[name]}
-        if cal is not None and {"alpha", "beta"} <= set(takes[name]) and not (
-                {"alpha", "beta"} & set(params) or params.get("block_bytes")):
-            params = {**params, "alpha": cal.alpha, "beta": cal.beta}  # as bench gives it
+        if cal is not None and uses_cost_model(takes[name], params):  # as bench gives it
+            params = {**params, "alpha": cal.alpha, "beta": cal.beta}
         s = model.schedule(problem.collective, name, problem, max_messages=args.max_messages,
                            **params)
         r = model.simulate(s, args.alpha, args.beta, args.gamma)
