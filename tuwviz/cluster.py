@@ -82,6 +82,24 @@ def _engine_run_case(case):
     return run_case(MPI.COMM_WORLD, case)
 
 
+def _started_here(since: float) -> list:
+    """This process's descendants started at or after `since` (time.time()) that are
+    ipyparallel's controller or engines or an mpiexec, with all their own descendants."""
+    import psutil
+
+    found = {}
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            line = " ".join(proc.cmdline())
+            if proc.create_time() >= since - 0.5 and (
+                    "ipyparallel." in line or "mpiexec" in line or "hydra_pmi_proxy" in line):
+                for q in [proc, *proc.children(recursive=True)]:
+                    found[q.pid] = q
+        except psutil.Error:
+            pass
+    return list(found.values())
+
+
 class LocalCluster:
     """Start, use and stop ipyparallel MPI engines.
 
@@ -165,13 +183,18 @@ class LocalCluster:
         for sub in ("security", "log"):  # if the driver is killed, these go too
             reaper.remove_on_exit(self.profile_dir / sub / f"*{cluster_id}*")
         record_launch("cluster", self.n)
+        since = time.time()
         try:
             with self._watching_processes():
                 self._client = self._cluster.start_and_connect_sync(n=self.n)
             self._connect_engines()
         except BaseException:
-            # Ctrl-C or a failure while starting: stop what did start
-            self.stop()
+            # Ctrl-C or a failure while starting: stop what did start, also a controller or
+            # mpiexec whose launcher was interrupted before it learnt the pid
+            try:
+                self.stop()
+            finally:
+                reaper.end_processes(_started_here(since))
             raise
         return self
 
