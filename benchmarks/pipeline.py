@@ -3,7 +3,7 @@
 The allgatherv paper's Broadcast problem (one process has all m bytes) is where pipelining
 pays: the linear ring needs p - 1 rounds of m bytes, the pipelined ring about m/B + p - 2
 rounds of B bytes.  Its default B is Eq. (2), sqrt(m alpha / (beta (p - 2))), so it is only
-as good as alpha and beta.  This script, in one run on this machine:
+as good as alpha and beta.  This script, in one invocation on this machine:
 
 1. calibrates alpha, beta on the ranks it measures on (``tuwviz calibrate``; cached);
 2. times, side by side in rounds, the library's MPI_Allgatherv, the linear ring, the
@@ -60,6 +60,8 @@ def main(argv=None) -> int:
     ap.add_argument("--recalibrate", action="store_true", help="calibrate even if cached")
     ap.add_argument("--out", help="CSV to append the rows to")
     args = ap.parse_args(argv)
+    if args.runs < 1 or args.reps < 1:  # before the calibration, which may launch ranks
+        ap.error("--runs and --reps must be at least 1")
 
     cal = calibrate(args.np, force=args.recalibrate)
     print(f"calibration ({cal.path}):\n{cal.summary()}")
@@ -73,8 +75,6 @@ def main(argv=None) -> int:
     b_cal, b_def = eq2_bytes(cal.alpha, cal.beta), eq2_bytes(DEFAULT_ALPHA, DEFAULT_BETA)
     print(f"broadcast of m = {pr.m * size:,} bytes on {args.np} ranks; Eq. (2): "
           f"B = {b_cal:,} bytes calibrated, {b_def:,} bytes with the C defaults")
-    if args.runs < 1 or args.reps < 1:
-        ap.error("--runs and --reps must be at least 1")
     ratios = []
     for run in range(1, args.runs + 1):
         load = os.getloadavg()
