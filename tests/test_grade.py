@@ -114,7 +114,7 @@ def test_the_reference_solutions_pass(tmp_path, monkeypatch):
         + [("correctness", "scatter")] + [("optimality", "scatter")] * 4 \
         + [("memory", "gather"), ("memory", "scatter")]
     assert all(c["cases"] > 50 for c in report.checks if c["stage"] == "correctness")
-    assert all(c["cases"] == 22 for c in report.checks if c["stage"] == "memory")  # p = 3
+    assert all(c["cases"] == 26 for c in report.checks if c["stage"] == "memory")  # p = 3
     # the optimality table: rounds = ceil(log2 p) for the trees, the root moves (p-1)/p m
     assert len(report.optimality) == 2 * (2 + 2 + 3 + 3)  # roots 0, 2, p-1 of p = 2, 3, 5, 8
     for o in report.optimality:

@@ -139,3 +139,31 @@ def test_reductions_equal_the_library_at_sampled_larger_p():
                     ops=["byte:bor", "double:sum:random"], types=["same", "in-place"])
     assert report.ok, report.table()
     assert {r["p"] for r in report.results} == {31, 32, 33, 48, 63}
+
+
+def test_order_free_is_the_same_in_c_and_python(kernel_lib):
+    """tuwviz.problems.order_free and tuw_order_free (which picks the circulant Allreduce's
+    schedule) agree on every datatype and operator tuwviz runs, and C knows MPI's others."""
+    import ctypes
+
+    from mpi4py import MPI
+
+    from tuwviz.problems import DATATYPES, OP_DATATYPES, OPS, order_free
+
+    lib = kernel_lib
+    lib.tuw_datatype.restype = lib.tuw_op.restype = ctypes.c_int  # MPICH: handles are ints
+    lib.tuw_order_free.argtypes = [ctypes.c_int, ctypes.c_int]
+    seen = set()
+    for op, types in OP_DATATYPES.items():
+        for dt in types:
+            c = lib.tuw_order_free(lib.tuw_datatype(list(DATATYPES).index(dt)),
+                                   lib.tuw_op(OPS.index(op)))
+            assert bool(c) == order_free(dt, op), (dt, op)
+            seen.add((dt, op, bool(c)))
+    assert ("double", "sum", False) in seen and ("byte", "bor", True) in seen
+    h = kernels.comm_handle
+    for t, op, want in [(MPI.FLOAT, MPI.SUM, 0), (MPI.LONG_DOUBLE, MPI.PROD, 0),
+                        (MPI.FLOAT, MPI.MAX, 1), (MPI.INT64_T, MPI.SUM, 1), (MPI.C_BOOL, MPI.LAND, 1),
+                        (MPI.DOUBLE_INT, MPI.MINLOC, 1), (MPI.C_DOUBLE_COMPLEX, MPI.SUM, 0),
+                        (MPI.UNSIGNED_CHAR, MPI.BXOR, 1), (MPI.DOUBLE, MPI.BOR, 0)]:
+        assert lib.tuw_order_free(h(t), h(op)) == want, (t.Get_name(), op)

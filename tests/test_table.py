@@ -177,8 +177,8 @@ def test_a_new_algorithm_is_one_c_file_one_row_one_model(kernels_copy, cli):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all cases match the MPI library" in r.stdout
     (row,) = [ln for ln in r.stdout.splitlines() if ln.split()[:2] == ["gatherv", "reverse"]]
-    # 6 distributions x 3 b with one datatype, plus 5 datatype pairs, per p and root
-    cases = sum(len({0, p // 2, p - 1}) for p in range(1, 5)) * (6 * 3 + 5)
+    # 6 distributions x 3 b with one datatype, plus 7 datatype pairs, per p and root
+    cases = sum(len({0, p // 2, p - 1}) for p in range(1, 5)) * (6 * 3 + 7)
     assert row.split()[2:5] == [str(cases), str(cases), "0"]
 
     assert "reverse" in model.SCHEDULES["gatherv"]

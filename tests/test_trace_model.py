@@ -134,3 +134,22 @@ def test_trace_records_what_was_really_sent():
 def test_roots_for_rooted_and_unrooted():
     assert roots_for("gatherv", 9) == [0, 4, 8]
     assert roots_for("allgather", 9) == [0]
+
+
+def test_the_circulant_allreduce_traces_the_butterfly_where_order_matters():
+    """A sum of doubles (rank-dependent orders would round differently) runs the
+    butterfly's schedule, in kernel and model alike; max on doubles and integer sums the
+    paper's circulant rounds."""
+    runs = [(p, dt, op) for p in (3, 4, 5, 6, 8) for dt, op in
+            (("double", "sum"), ("double", "user_sum"), ("double", "max"), ("int", "sum"))]
+    problems = [make_problem("allreduce", p, "same", 3, datatype=dt, op=op) for p, dt, op in runs]
+    traces = traced([{"mode": "trace", "problem": pr.to_dict(), "algorithm": "circulant"}
+                     for pr in problems])
+    for pr, events in zip(problems, traces):
+        sched = model.schedule("allreduce", "circulant", pr)
+        butterfly = model.schedule("allreduce", "butterfly", pr)
+        circulant = pr.op == "max" or pr.datatype == "int"
+        assert (sched.programs == butterfly.programs) is (not circulant), pr.label()
+        for rank in range(pr.p):
+            assert [(e["dir"], e["peer"], e["bytes"]) for e in events[rank]] == \
+                sched.messages(rank), f"{pr.label()} rank {rank}"

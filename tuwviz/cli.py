@@ -225,7 +225,9 @@ def _parser() -> argparse.ArgumentParser:
                                     "(the root's datatype and counts differ from each process's "
                                     "own, as MPI allows; once per p, root and parameter setting, "
                                     "at the largest b). Applies to gather(v), scatter(v), "
-                                    "allgather(v); reductions run same and in-place")
+                                    "allgather(v); reductions run same and in-place. Every "
+                                    "collective also runs null and null-in-place: a zero-size "
+                                    "call with NULL buffers (two groups: same and null)")
     sp.add_argument("--ops", help="comma-separated datatype:op pairs for the reductions "
                                   "(default: int:sum,int:max,int:min,double:sum,double:max,"
                                   "double:min,byte:bor,int:user_sum; ops: sum, max, min, bor, "
@@ -517,11 +519,19 @@ def cmd_list(args) -> int:
                          "default": q.default, "min": q.min, "max": q.max, "above": q.above,
                          "choices": list(q.choices), "help": q.help, "c_setter": q.setter}
                 for q in used.values()}
+        notes = {(a.collective, a.name): a.note for a in algorithms()}
         for r in rows:  # the full definitions, not just names
             r["parameters"] = [spec[n] for n in r["parameters"].split(", ") if n in spec]
+            r["note"] = notes[(r["collective"], r["algorithm"])]
         print(json.dumps(rows, indent=2))
         return 0
     print(text_table(rows))
+    notes = [a for a in algorithms() if a.note and (wanted is None or a.collective in wanted)]
+    if notes:
+        print("\nnotes:")
+        for a in notes:
+            print(textwrap.fill(a.note, 92, initial_indent=f"  {a.collective}/{a.name}: ",
+                                subsequent_indent="    "))
     if used:
         print("\ntuning parameters (set with the option, e.g. --block-bytes 4096, or "
               "params={...} in Python):")

@@ -43,6 +43,16 @@ class Collective:
     irregular: bool
     reduction: bool
 
+    @property
+    def shared_result(self) -> bool:
+        """True if every process receives the same result (Allgather(v) and Allreduce on
+        one group), which must then be the same bits everywhere.
+
+        >>> COLLECTIVES["allreduce"].shared_result, COLLECTIVES["reduce_scatter"].shared_result
+        (True, False)
+        """
+        return self.name in ("allgather", "allgatherv", "allreduce")
+
 
 #: Order matters: it is the order of ``enum tuw_collective`` in ``kernels_c/include/tuwviz.h``.
 COLLECTIVES: dict[str, Collective] = {

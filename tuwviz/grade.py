@@ -61,7 +61,7 @@ from .performance import PERF_P, PERF_REPS, PERF_SIZES
 from .problems import make_problem
 from .report import ranges
 from .table import WORKSPACE_VAR, TableError, table_path
-from .typepairs import pairs_for
+from .typepairs import NULL_PAIRS, pairs_for
 
 __all__ = ["GRADE_BS", "GRADE_PS", "MEMORY_BS", "MEMORY_PS", "GradeReport", "grade",
            "grade_cases", "grade_folder", "submissions"]
@@ -108,7 +108,8 @@ def grade_cases(coll: str, algorithm: str, ps: Iterable[int] = GRADE_PS,
 
     For every p, root (:func:`grade_roots`), element type of :data:`GRADE_DATATYPES` and
     b: one case with one datatype on both sides; then, per p and root, one case per other
-    datatype pair that applies (`pairs`, default all), at the largest b.
+    datatype pair that applies (`pairs`, default all), at the largest b (the null pairs,
+    the zero-size call with NULL buffers, at b = 0).
     """
     from .verify import verify_case
 
@@ -124,7 +125,8 @@ def grade_cases(coll: str, algorithm: str, ps: Iterable[int] = GRADE_PS,
                         pr = make_problem(coll, p, "same", b, root=root, datatype=dtype)
                         cases.append(verify_case(pr, algorithm, seed=p))
             for pair in (t for t in wanted if t != "same"):
-                pr = make_problem(coll, p, "same", max(bs), root=root, datatype="int")
+                b = 0 if pair in NULL_PAIRS else max(bs)  # the null pairs: a zero-size call
+                pr = make_problem(coll, p, "same", b, root=root, datatype="int")
                 cases.append(verify_case(pr, algorithm, seed=p, types=pair))
     return cases
 

@@ -66,6 +66,7 @@ __all__ = [
     "case_ranks",
     "check_op",
     "default_op",
+    "order_free",
     "parse_reduction_types",
     "check_buffer",
     "check_int",
@@ -107,19 +108,20 @@ OP_DATATYPES: dict[str, tuple[str, ...]] = {
 
 #: The ``datatype:op[:data]`` combinations ``tuwviz verify`` crosses for reductions by
 #: default.  Data are small integers (exact in any order of summation, so compared bit for
-#: bit) unless ``:random``: doubles uniform in [-1, 1), compared with the tolerance of
-#: :data:`RANDOM_SUM_TOLERANCE`.
+#: bit) unless ``:random``: doubles in (-1, 1) of magnitudes 2^-k, k < 24 (so that sums
+#: round; uniform doubles lie on a grid of 2^-52 and add up exactly), compared with the
+#: tolerance of :data:`RANDOM_SUM_TOLERANCE`.
 REDUCTION_TYPES: tuple[str, ...] = (
     "int:sum", "int:max", "int:min", "double:sum", "double:max", "double:min", "byte:bor",
     "int:user_sum", "double:sum:random",
 )
 
 #: Data of a case: ``small`` integers (every order of summation gives the same result) or
-#: ``random`` doubles in [-1, 1).
+#: ``random`` doubles in (-1, 1), of many magnitudes.
 DATA_KINDS: tuple[str, ...] = ("small", "random")
 
 #: Random doubles are summed in a different order by every algorithm; the results may differ
-#: by rounding.  Summing p values in [-1, 1) in any order errs by at most
+#: by rounding.  Summing p values in (-1, 1) in any order errs by at most
 #: (p - 1) 2^-53 sum |x_i| < (p - 1) p 2^-53 (Higham, Accuracy and Stability of Numerical
 #: Algorithms, 2002, Eq. (4.4)); verify accepts |got - expected| <= 2 (p - 1) p 2^-53,
 #: twice that, since the library's own result errs as well.
@@ -187,6 +189,27 @@ def check_op(datatype: str, op: str) -> None:
     if datatype not in OP_DATATYPES[op]:
         raise ValueError(f"operator {op!r} is not defined on datatype {datatype!r}; it takes "
                          f"{', '.join(OP_DATATYPES[op])}")
+
+def order_free(datatype: str, op: str) -> bool:
+    """Whether reducing with `op` on `datatype` gives the same bits in every order and
+    bracketing of the operands: MPI's sum and bitwise or on the integer types (byte,
+    int), max and min on every type; not sums of doubles (rounding depends on the order)
+    and not the user-defined operators (nothing is known of them).
+
+    Kernels whose ranks combine the inputs in rank-dependent orders use it to give every
+    rank the same result (``allreduce/circulant``).  The Python twin of ``tuw_order_free``
+    in ``kernels_c/common/reduction.c`` (tests/test_reductions.py compares them).
+
+    >>> order_free("byte", "bor"), order_free("double", "max"), order_free("double", "sum")
+    (True, True, False)
+    >>> order_free("int", "user_sum")
+    False
+    """
+    check_op(datatype, op)
+    if op in ("max", "min"):
+        return True
+    return op in ("sum", "bor") and datatype in ("byte", "int")
+
 
 SPIKES_RHO = 5
 

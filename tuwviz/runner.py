@@ -24,7 +24,7 @@ scatterv) to that check, to test it; a case that passes the check runs with true
 every rank just before the kernel runs and reset to the defaults afterwards.  ``types``
 other than ``"same"`` runs a verify case with the root's and the processes' datatypes
 different (:mod:`tuwviz.typepairs`), the problem's counts as units of two ints.
-``data`` ``"random"`` fills a reduction's doubles uniformly from [-1, 1) instead of small
+``data`` ``"random"`` fills a reduction's doubles from (-1, 1), of many magnitudes, instead of small
 integers; results are then compared within :data:`tuwviz.problems.RANDOM_SUM_TOLERANCE`.
 """
 from __future__ import annotations
@@ -68,8 +68,10 @@ def _data(problem: Problem, rank: int, n: int, seed: int, data: str = "small") -
     t = _NUMPY_TYPES[problem.datatype]
     if problem.datatype == "byte":
         return rng.integers(0, 256, size=n, dtype=np.uint8)
-    if data == "random":  # doubles in [-1, 1): sums depend on the order (RANDOM_SUM_TOLERANCE)
-        return rng.uniform(-1.0, 1.0, size=n).astype(t)
+    if data == "random":  # doubles in (-1, 1): sums depend on the order (RANDOM_SUM_TOLERANCE)
+        # of magnitudes 2^-k, k < 24: uniform doubles alone lie on a grid of 2^-52 and
+        # mostly add up exactly in any order, which hid rank-dependent orders
+        return (rng.uniform(-1.0, 1.0, size=n) * 2.0 ** -rng.integers(0, 24, size=n)).astype(t)
     # small integers: sums are exact in any order, so reductions compare bit for bit
     return rng.integers(-1000, 1000, size=n).astype(t)
 
@@ -126,7 +128,7 @@ def _check_sizes(problem: Problem) -> np.ndarray:
 
 def make_buffers(problem: Problem, rank: int, data_seed: int = 0, data: str = "small") -> Buffers:
     """Send and receive buffers of `rank` for `problem`, with deterministic random data
-    (small integers, or with `data` ``"random"`` doubles in [-1, 1)).
+    (small integers, or with `data` ``"random"`` doubles in (-1, 1) of many magnitudes).
 
     Irregular collectives use ``problem.counts``; regular ones use the padded block
     ``max(counts)`` on every rank.  Displacements are the prefix sums of the counts.
@@ -475,6 +477,32 @@ def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers,
             "datatype": problem.datatype}
 
 
+def _disagreement(comm, problem: Problem, got: Buffers) -> dict | None:
+    """Where this rank's result differs bit for bit from rank 0's, for a collective that
+    gives every process the same result (Allreduce; Allgather(v) on one group).
+
+    Compared with the library's within a tolerance, sums of random doubles could differ
+    between ranks unseen: MPI's Allreduce gives every process *the* result, and programs
+    branch on it.  Collective over `comm`: every rank calls it.
+    """
+    import hashlib
+
+    digests = comm.allgather(hashlib.sha256(got.recv.tobytes()).digest())
+    if len(set(digests)) == 1:
+        return None
+    first = comm.bcast(got.recv if comm.rank == 0 else None, root=0)
+    if digests[comm.rank] == digests[0]:
+        return None
+    item = got.recv.itemsize
+    bad = np.nonzero((first.view(np.uint8).reshape(-1, item)
+                      != got.recv.view(np.uint8).reshape(-1, item)).any(axis=1))[0]
+    i = int(bad[0])
+    return {"rank": comm.rank, "block": None, "element": i, "index": i,
+            "expected": _value(first[i]), "got": _value(got.recv[i]), "never_written": False,
+            "differing_elements": int(bad.size), "elements": int(got.recv.size), "blocks": [],
+            "datatype": problem.datatype, "differs_from_rank": 0}
+
+
 def _verify(comm, problem: Problem, algorithm: str, data_seed: int, params: dict,
             data: str = "small", kcomm=None) -> dict:
     kcomm = comm if kcomm is None else kcomm  # the kernel's: an inter-communicator for two groups
@@ -482,6 +510,8 @@ def _verify(comm, problem: Problem, algorithm: str, data_seed: int, params: dict
     got, _ = run_kernel(kcomm, problem, algorithm, data_seed=data_seed, params=params, data=data,
                         index=comm.rank)
     mismatch = _mismatch(problem, comm.rank, ref, got, data) if ref.has_output else None
+    if collective(problem.collective).shared_result and not problem.inter:
+        mismatch = _disagreement(comm, problem, got) or mismatch  # every rank takes part
     found = [m for m in comm.gather(mismatch, root=0) or [] if m]
     return {"ok": not found, "mismatches": found}
 
@@ -668,8 +698,8 @@ def run_case(world, case: dict):
     error, params = None, {}
     try:  # purely local preparation; failures are shared before anyone communicates
         _validate(problem, kernels.find_algorithm(problem.collective, algorithm))
-        if case.get("types", "same") != "same" and problem.inter:
-            raise ValueError("datatype pairs are not run on two groups")
+        if case.get("types", "same") not in ("same", "null") and problem.inter:
+            raise ValueError("datatype pairs other than null are not run on two groups")
         params = tuning.check_params(problem.collective, algorithm, case.get("params"), problem.p)
         buf = make_buffers(problem, comm.rank, case.get("data_seed", 0))
     except Exception as exc:  # noqa: BLE001 - reported to all ranks, then re-raised
@@ -684,7 +714,7 @@ def run_case(world, case: dict):
             return typepairs.run_pair(comm, problem.collective,
                                       kernels.find_algorithm(problem.collective, algorithm).function,
                                       pair, problem.root, list(problem.block_counts()),
-                                      case.get("data_seed", 0))
+                                      case.get("data_seed", 0), kcomm)
         finally:
             tuning.reset(kernels.load())
     override = case.get("count_override") or {}

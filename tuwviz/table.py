@@ -331,6 +331,9 @@ class Row:
         ``"module:function"`` or ``"file.py:function"`` (relative to the table).
     verify : tuple of dict
         Parameter settings ``tuwviz verify`` checks besides the defaults.
+    note : str or None
+        A property a user should know before choosing the row (``tuwviz list`` prints it
+        under the table), e.g. what giving every rank the same bits costs it.
     index : int
         Position in the table, which is the index of the C registry.
     source : Path
@@ -348,6 +351,7 @@ class Row:
     params: tuple[Parameter, ...] = ()
     model: str | None = None
     verify: tuple[dict, ...] = ()
+    note: str | None = None
     index: int = 0
     source: Path = field(default=Path("algorithms.toml"), compare=False)
 
@@ -575,7 +579,7 @@ def _merged(base: Table, extra: Table) -> Table:
 
 _PARAM_KEYS = {"type", "help", "setter", "default", "min", "max", "above", "choices"}
 _ROW_KEYS = {"collective", "name", "function", "description", "comm", "library",
-             "restrictions", "in_place", "params", "model", "verify"}
+             "restrictions", "in_place", "params", "model", "verify", "note"}
 
 
 def _parse(data: dict, path: Path) -> Table:
@@ -649,5 +653,6 @@ def _parse(data: dict, path: Path) -> Table:
             library=bool(d.get("library", False)), restrictions=restrictions,
             in_place=bool(d.get("in_place", False)), params=row_params,
             model=d.get("model"), verify=variants, index=i, source=path,
+            note=" ".join(d["note"].split()) if d.get("note") else None,
         ))
     return Table(rows, params, path)

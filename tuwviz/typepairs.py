@@ -25,7 +25,16 @@ own-mixed      MPI_INT, 2 c_i                              even ranks contiguous
 in-place       root-contig, with MPI_IN_PLACE at the root (at every process for Allgather(v))
 =============  ==========================================  =================================
 
-Reductions have one datatype (the operator's), so only two of these apply to them:
+Two more "pairs" are about the buffers, not the datatypes, and apply to every collective,
+on one group and on two: ``null``, a zero-size call with every count 0 and every buffer
+NULL (count vectors NULL where only the root reads them), as MPI allows; and
+``null-in-place``, the same with MPI_IN_PLACE where MPI allows it, the ignored count -1
+and datatype MPI_DATATYPE_NULL (MPICH's own allgather3 test ends with such a call).  Every
+rank must return MPI_SUCCESS, and none may wait for another that has returned: there is no
+output to compare.  Data-movement collectives use MPI_BYTE, reductions MPI_INT and MPI_SUM
+(:func:`null_args`).
+
+Reductions have one datatype (the operator's), so only two of the others apply to them:
 ``same``, and ``in-place`` with MPI_INT and MPI_SUM (sums of any ints are exact in any
 order): MPI_IN_PLACE at every process (Allreduce, Reduce_scatter(_block): the input is in
 recvbuf, all ``p`` blocks of it for the reduce-scatters) or at the root (Reduce), and
@@ -41,9 +50,11 @@ runs on the ranks; :mod:`tuwviz.verify` makes the cases (``tuwviz verify --types
 Examples
 --------
 >>> PAIRS[0], len(PAIRS)
-('same', 6)
+('same', 8)
 >>> pairs_for("scatterv") == PAIRS, pairs_for("allreduce")
-(True, ('same', 'in-place'))
+(True, ('same', 'in-place', 'null', 'null-in-place'))
+>>> pairs_for("allgather", inter=True)
+('same', 'null')
 """
 from __future__ import annotations
 
@@ -55,10 +66,15 @@ import numpy as np
 from .collectives import collective
 from .problems import FILL
 
-__all__ = ["PAIRS", "COLLECTIVES", "REDUCTIONS", "pairs_for", "check_pairs", "run_pair"]
+__all__ = ["PAIRS", "NULL_PAIRS", "COLLECTIVES", "REDUCTIONS", "pairs_for", "check_pairs",
+           "null_args", "run_pair"]
 
 #: Every datatype pair, "same" first (the plain case with the problem's own datatype).
-PAIRS = ("same", "root-contig", "root-vector", "root-resized", "own-mixed", "in-place")
+PAIRS = ("same", "root-contig", "root-vector", "root-resized", "own-mixed", "in-place", "null",
+         "null-in-place")
+
+#: The zero-size calls with NULL buffers, without and with MPI_IN_PLACE.
+NULL_PAIRS = ("null", "null-in-place")
 
 #: Collectives whose two sides may use different datatypes here (the data-movement ones;
 #: a reduction's operator works on one datatype).
@@ -68,12 +84,14 @@ COLLECTIVES = ("gather", "gatherv", "scatter", "scatterv", "allgather", "allgath
 REDUCTIONS = ("allreduce", "reduce", "reduce_scatter_block", "reduce_scatter")
 
 
-def pairs_for(collective_name: str) -> tuple[str, ...]:
-    """The datatype pairs that apply to a collective ("same" and "in-place" for
-    reductions)."""
+def pairs_for(collective_name: str, inter: bool = False) -> tuple[str, ...]:
+    """The datatype pairs that apply to a collective ("same", "in-place" and the null pairs
+    for reductions; "same" and "null" on two groups, where MPI has no MPI_IN_PLACE)."""
+    if inter:
+        return ("same", "null")
     if collective_name in COLLECTIVES:
         return PAIRS
-    return ("same", "in-place") if collective_name in REDUCTIONS else ("same",)
+    return ("same", "in-place", *NULL_PAIRS) if collective_name in REDUCTIONS else ("same",)
 
 
 def check_pairs(names) -> list[str]:
@@ -84,7 +102,7 @@ def check_pairs(names) -> list[str]:
     >>> check_pairs(["root-vectr"])
     Traceback (most recent call last):
     ...
-    ValueError: unknown datatype pair 'root-vectr'; valid pairs: same, root-contig, root-vector, root-resized, own-mixed, in-place
+    ValueError: unknown datatype pair 'root-vectr'; valid pairs: same, root-contig, root-vector, root-resized, own-mixed, in-place, null, null-in-place
     """
     out = []
     for n in names:
@@ -177,11 +195,71 @@ def _call_reduction(fn, coll: str, comm, root: int, units: list[int], seed: int)
     return rc, [("its receive buffer", bytes(buf[:count * 4]), None)]
 
 
+def null_args(coll: str, in_place: bool, rank: int, root: int, t: int, op: int) -> tuple:
+    """The arguments of a zero-size call of `coll` by `rank` (the MPI-standard signature
+    without the communicator): every count 0, every buffer NULL, count vectors (32 zeros)
+    NULL where only the root reads them; with `in_place` MPI_IN_PLACE where MPI allows it
+    (at the root of a rooted collective, at every process otherwise), with the count -1
+    and the datatype MPI_DATATYPE_NULL that MPI then ignores.  `t`, `op`: C handles of
+    the datatype and operator.
+
+    >>> null_args("allreduce", False, 1, 0, 7, 9)
+    (None, None, 0, 7, 9)
+    >>> null_args("gatherv", False, 1, 0, 7, 9)
+    (None, 0, 7, None, None, None, 7, 0)
+    """
+    z = (ctypes.c_int * 32)()
+    zr = z if rank == root else None
+    rooted = collective(coll).rooted
+    place = in_place and (rank == root or not rooted)
+    if place:
+        from . import kernels
+        from mpi4py import MPI
+
+        none = kernels.comm_handle(MPI.DATATYPE_NULL)
+    if coll == "gather":
+        return (_IN_PLACE, -1, none, None, 0, t, root) if place else (None, 0, t, None, 0, t, root)
+    if coll == "gatherv":
+        return ((_IN_PLACE, -1, none, None, z, z, t, root) if place
+                else (None, 0, t, None, zr, zr, t, root))
+    if coll == "scatter":
+        return (None, 0, t, _IN_PLACE, -1, none, root) if place else (None, 0, t, None, 0, t, root)
+    if coll == "scatterv":
+        return ((None, z, z, t, _IN_PLACE, -1, none, root) if place
+                else (None, zr, zr, t, None, 0, t, root))
+    if coll == "allgather":
+        return (_IN_PLACE, -1, none, None, 0, t) if place else (None, 0, t, None, 0, t)
+    if coll == "allgatherv":
+        return (_IN_PLACE, -1, none, None, z, z, t) if place else (None, 0, t, None, z, z, t)
+    send = _IN_PLACE if place else None
+    if coll == "reduce":
+        return (send, None, 0, t, op, root)
+    if coll in ("allreduce", "reduce_scatter_block"):
+        return (send, None, 0, t, op)
+    if coll == "reduce_scatter":
+        return (send, None, z, t, op)
+    raise ValueError(f"no zero-size call for collective {coll!r}")
+
+
+def _call_null(fn, coll: str, comm, pair: str, root: int):
+    """A null pair: the zero-size call (:func:`null_args`); no output to compare."""
+    from mpi4py import MPI
+
+    from . import kernels
+
+    t = MPI.INT if coll in REDUCTIONS else MPI.BYTE
+    args = null_args(coll, pair == "null-in-place", comm.rank, root, kernels.comm_handle(t),
+                     kernels.comm_handle(MPI.SUM))
+    return fn(*args, kernels.comm_handle(comm)), []
+
+
 def _call(fn, coll: str, comm, pair: str, root: int, units: list[int], seed: int):
     """Call `fn` (the library's MPI function or a kernel) once; return this process's
     output buffers as [(name, bytes, root-side layout or None)]."""
     from . import kernels
 
+    if pair in NULL_PAIRS:
+        return _call_null(fn, coll, comm, pair, root)
     if coll in REDUCTIONS:
         return _call_reduction(fn, coll, comm, root, units, seed)
     rank = comm.rank
@@ -247,10 +325,12 @@ def _difference(rank: int, name: str, want: bytes, got: bytes, layout, pair: str
 
 
 def run_pair(comm, collective_name: str, function: str, pair: str, root: int,
-             units: list[int], seed: int = 0) -> dict | None:
+             units: list[int], seed: int = 0, kcomm=None) -> dict | None:
     """Run kernel `function` and the library's collective with datatype pair `pair`.
 
-    Collective over `comm`.  `units` are the problem's block counts (units of two ints).
+    Collective over `comm`; the collectives run on `kcomm` (default `comm`; for two
+    groups the inter-communicator, only the null pair).  `units` are the problem's block
+    counts (units of two ints).
     Returns on rank 0 ``{"ok": bool, "mismatches": [...]}``, one mismatch per process
     whose output differs (its rank, the pair, which buffer, the first differing byte with
     the expected and received values, whether it was never written, how many bytes
@@ -266,18 +346,20 @@ def run_pair(comm, collective_name: str, function: str, pair: str, root: int,
     from . import kernels, watch
     from .errors import KernelError
 
-    if pair not in pairs_for(collective_name) or pair == "same":
-        raise ValueError(f"datatype pair {pair!r} does not apply to {collective_name}")
+    kcomm = comm if kcomm is None else kcomm
+    if pair not in pairs_for(collective_name, kcomm.Is_inter()) or pair == "same":
+        raise ValueError(f"datatype pair {pair!r} does not apply to {collective_name}"
+                         + (" on two groups" if kcomm.Is_inter() else ""))
     lib = kernels.load()
     reference = getattr(lib, collective(collective_name).mpi_name)
     kernel = getattr(lib, function)
     reference.restype = kernel.restype = ctypes.c_int
-    rc, want = _call(reference, collective_name, comm, pair, root, units, seed)
+    rc, want = _call(reference, collective_name, kcomm, pair, root, units, seed)
     if rc:
         raise KernelError(f"the library's {collective_name} failed with datatype pair {pair}: "
                           f"{MPI.Get_error_string(rc)}")
     with watch.inside():
-        rc, got = _call(kernel, collective_name, comm, pair, root, units, seed)
+        rc, got = _call(kernel, collective_name, kcomm, pair, root, units, seed)
     if rc:
         raise KernelError(f"rank {comm.rank}: {function} returned MPI error {rc} with datatype "
                           f"pair {pair}: {MPI.Get_error_string(rc)}")

@@ -15,15 +15,23 @@ collectives: the root's datatype and counts differ from each process's own while
 signatures match, as MPI allows (a derived root side with gaps or another extent, mixed
 own types, ``MPI_IN_PLACE``).  The pair ``same`` is the sweep above; each other pair runs
 once per p, root, algorithm and parameter setting, at the largest b, the distributions
-taking turns, and is compared byte for byte with the library's collective.
+taking turns, and is compared byte for byte with the library's collective.  The pairs
+``null`` and ``null-in-place`` are the zero-size call with NULL buffers (and MPI_IN_PLACE),
+for every collective, on two groups too: every rank must return MPI_SUCCESS.
+
+Where every process receives the same result (Allreduce, Allgather(v)), the ranks'
+results must also be the same bits: rounding may make a sum of random doubles differ from
+the library's within the tolerance, but never from rank to rank (an iterative solver
+whose ranks disagree on a residual takes different branches).
 
 Examples
 --------
 >>> report = verify(["gatherv"], ["linear"], ps=range(1, 4), dists=["random"])
->>> report.ok, len(report.results)  # 6 (p, root) x 3 b, and 6 (p, root) x 5 datatype pairs
-(True, 48)
->>> sorted({r["types"] for r in report.results})
-['in-place', 'own-mixed', 'root-contig', 'root-resized', 'root-vector', 'same']
+>>> report.ok, len(report.results)  # 6 (p, root) x 3 b, and 6 (p, root) x 7 datatype pairs
+(True, 60)
+>>> sorted({r["types"] for r in report.results})  # doctest: +NORMALIZE_WHITESPACE
+['in-place', 'null', 'null-in-place', 'own-mixed', 'root-contig', 'root-resized',
+ 'root-vector', 'same']
 """
 from __future__ import annotations
 
@@ -42,7 +50,7 @@ from .problems import (COMMUTATIVE_OPS, DATATYPES, MAX_COUNT, REDUCTION_TYPES, c
                        make_problem, parse_reduction_types)
 from .report import ranges
 from .sweep import MAX_CASES, Backend, distributions, int_values, parse_groups, parse_names, roots_for
-from .typepairs import PAIRS, check_pairs, pairs_for
+from .typepairs import NULL_PAIRS, PAIRS, check_pairs, pairs_for
 
 #: What the message of a too-large p says to raise the limit.
 RANKS_HINT = " ranks (the limit of this machine; set TUWVIZ_MAX_RANKS to raise it)"
@@ -169,10 +177,15 @@ def verify_cases(
             for root in (roots_for(coll, p, roots) if others else ()):
                 for params in verify_variants(coll, alg, p):
                     for k, pair in enumerate(others):
+                        if pair == "null-in-place" and not kernels.find_algorithm(coll, alg).in_place:
+                            continue
                         # one case per pair; the distributions take turns over p, root, pair
                         dist = dlist[(k + p + root) % len(dlist)]
-                        pr = make_problem(coll, p, dist, max(bs), root=root, seed=seed,
-                                          datatype="int")
+                        if pair in NULL_PAIRS:  # the zero-size call: every count 0
+                            pr = make_problem(coll, p, "same", 0, root=root, seed=seed)
+                        else:
+                            pr = make_problem(coll, p, dist, max(bs), root=root, seed=seed,
+                                              datatype="int")
                         check_buffer(pr)
                         add(verify_case(pr, alg, seed, params, pair))
     return cases
@@ -192,9 +205,11 @@ def _inter_cases(collectives, algorithms, groups, dists, bs, roots, seed, types,
                          f"on an inter-communicator, not {', '.join(bad)}")
     if roots is not None:
         raise ValueError(f"{', '.join(colls)} has no root; leave out roots (--roots)")
-    if types is not None and set(check_pairs(parse_names(types)) or []) - {"same"}:
-        raise ValueError("datatype pairs are not run on two groups; leave out --types "
-                         "(or give --types same)")
+    two_groups = pairs_for("allgather", inter=True)
+    types = check_pairs(parse_names(types)) if types is not None else list(two_groups)
+    if set(types) - set(two_groups):
+        raise ValueError("datatype pairs are not run on two groups, only the zero-size call "
+                         "with NULL buffers; leave out --types (or give --types same,null)")
     if ops is not None:
         raise ValueError("--ops is for the reductions; two groups run allgather and allgatherv")
     pairs = _selected(colls, algorithms, "inter")
@@ -206,7 +221,10 @@ def _inter_cases(collectives, algorithms, groups, dists, bs, roots, seed, types,
     cases = []
     for p, q in groups:
         for coll, alg in pairs:
-            for dist in dlist:
+            if "null" in types:  # the zero-size call with NULL buffers
+                cases.append(verify_case(make_problem(coll, p, "same", 0, seed=seed, q=q, b_b=0),
+                                         alg, seed, types="null"))
+            for dist in (dlist if "same" in types else ()):
                 for b in bs:
                     for ba, bb in sorted({(b, b), (b, 2 * b + 3), (2 * b + 3, b)}):
                         pr = make_problem(coll, p, dist, ba, seed=seed, q=q, b_b=bb)
@@ -344,6 +362,10 @@ def describe_mismatch(m: dict) -> str:
 
     Examples
     --------
+    >>> describe_mismatch({"rank": 3, "block": None, "element": 0, "index": 0,
+    ...     "expected": 0.30000000000000004, "got": 0.3, "differing_elements": 1,
+    ...     "elements": 4, "datatype": "double", "differs_from_rank": 0})
+    "at rank 3: its result is not rank 0's bit for bit (every rank must get the same result): element 0: rank 0 has 0.30000000000000004, rank 3 0.3; 1 of 4 double elements differ"
     >>> describe_mismatch({"rank": 2, "block": 0, "element": 0, "index": 0, "expected": 5,
     ...     "got": 1515870810, "never_written": True, "differing_elements": 8,
     ...     "elements": 8, "blocks": [0, 1, 2, 3], "datatype": "int"})
@@ -355,6 +377,12 @@ def describe_mismatch(m: dict) -> str:
         return (f"at rank {m['rank']} (types {m['pair']}): {m['buffer']}, byte {m['byte']} "
                 f"({where}): expected {m['expected']}, got {m['got']}{never}; "
                 f"{m['differing_bytes']} of {m['bytes']} bytes differ")
+    if "differs_from_rank" in m:  # all ranks must hold the same bits (Allreduce)
+        other = m["differs_from_rank"]
+        return (f"at rank {m['rank']}: its result is not rank {other}'s bit for bit (every "
+                f"rank must get the same result): element {m['element']}: rank {other} has "
+                f"{m['expected']!r}, rank {m['rank']} {m['got']!r}; {m['differing_elements']} "
+                f"of {m['elements']} {m.get('datatype', '')} elements differ")
     where = "the result" if m["block"] is None else f"rank {m['block']}'s block"
     never = " (never written)" if m.get("never_written") else ""
     size = DATATYPES.get(m.get("datatype", ""))

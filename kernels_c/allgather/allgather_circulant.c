@@ -58,10 +58,12 @@ int TUW_Allgather_circulant(const void *sendbuf, int sendcount, MPI_Datatype sen
     char *lowrbuf, *upprbuf;
     if (!wraps) {
         lowrbuf = mine;
-        upprbuf = rank == 0 ? rbuf + (MPI_Aint)last * bs
-                            : tuw_alloc_elems((MPI_Aint)(p - last) * recvcount, recvtype, &mem);
-        if (!upprbuf)
+        if (rank == 0) { /* recvbuf itself, which may be NULL for a zero-size call */
+            upprbuf = rbuf + (MPI_Aint)last * bs;
+        } else if (!(upprbuf = tuw_alloc_elems((MPI_Aint)(p - last) * recvcount, recvtype,
+                                               &mem))) {
             return MPI_ERR_NO_MEM;
+        }
         if (!in_place)
             rc = tuw_local_copy(sendbuf, sendcount, sendtype, lowrbuf, recvcount, recvtype);
     } else {

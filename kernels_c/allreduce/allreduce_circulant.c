@@ -26,11 +26,30 @@
  *
  * Corrected from Listing 2: its first ciro is ciri, the from-process (the receive's
  * source).  MPI_IN_PLACE: the input is in recvbuf and nothing is copied.
- * Model: tuwviz/model/reduce.py:allreduce_circulant.
+ *
+ * Identical results on every rank.  Rank r ends with V_r + S_r^(q-1), the inputs summed
+ * in an order and bracketing that start at r: every rank its own.  For integers, bitwise
+ * operators and max/min that gives the same bits everywhere (tuw_order_free), and the
+ * kernel is the paper's.  For a floating-point sum or product, or a user-defined operator,
+ * rounding differs between orders and the ranks would disagree (MPICH's allred_float test
+ * at N = 3..8; an iterative solver whose ranks disagree on a residual deadlocks).  No
+ * schedule of ceil(log2 p) rounds of whole vectors can avoid that for p not a power of
+ * two: every rank must end with the same last combination A + B, so half the ranks hold A
+ * and half B before the last round, and so on down: p = 2^q.  So for those (datatype,
+ * operator) pairs this kernel runs the butterfly (allreduce_butterfly.c), where the two
+ * partners of every step combine the same two operands:
+ *     p a power of two:  log2 p (alpha + beta m + gamma m), one reduction less per round
+ *     otherwise:         ceil(log2 p) (alpha + beta m + gamma m) + alpha + beta m,
+ *                        one round more than the paper's algorithm.
+ * What it costs, measured: the row's note in `tuwviz list`.
+ * Model: tuwviz/model/reduce.py:allreduce_circulant (the same choice, by
+ * tuwviz.problems.order_free).
  */
 #include <stdlib.h>
 #include "tuwviz.h"
 #include "topology.h"
+
+TUW_PROTO(ALLREDUCE, TUW_Allreduce_butterfly);
 
 int TUW_Allreduce_circulant(const void *sendbuf, void *recvbuf, int count,
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -38,6 +57,8 @@ int TUW_Allreduce_circulant(const void *sendbuf, void *recvbuf, int count,
     int rc, rank, p, skips[TUW_CIRC_MAX_SKIPS];
     void *mem_part = NULL, *mem_temp = NULL;
 
+    if (!tuw_order_free(datatype, op)) /* identical results need the butterfly: see above */
+        return TUW_Allreduce_butterfly(sendbuf, recvbuf, count, datatype, op, comm);
     rc = tuw_reduction_begin(comm, op, 1, &rank, &p);
     if (rc != MPI_SUCCESS)
         return rc;

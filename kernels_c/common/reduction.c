@@ -28,6 +28,36 @@ int tuw_reduction_begin(MPI_Comm comm, MPI_Op op, int needs_commutative, int *ra
     return code;
 }
 
+static int one_of(MPI_Datatype t, const MPI_Datatype *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (t == list[i])
+            return 1;
+    return 0;
+}
+
+int tuw_order_free(MPI_Datatype type, MPI_Op op)
+{
+    static const MPI_Datatype integer[] = {
+        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT,
+        MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
+        MPI_UNSIGNED_LONG_LONG, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T,
+        MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T, MPI_C_BOOL, MPI_AINT, MPI_OFFSET, MPI_COUNT};
+    static const MPI_Datatype real[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static const MPI_Datatype pair[] = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT,
+                                        MPI_SHORT_INT, MPI_LONG_DOUBLE_INT};
+    int is_int = one_of(type, integer, sizeof integer / sizeof *integer);
+
+    if (op == MPI_MAX || op == MPI_MIN)
+        return is_int || one_of(type, real, sizeof real / sizeof *real);
+    if (op == MPI_MINLOC || op == MPI_MAXLOC)
+        return one_of(type, pair, sizeof pair / sizeof *pair);
+    if (op == MPI_SUM || op == MPI_PROD || op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR ||
+        op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
+        return is_int;
+    return 0; /* user-defined: nothing is known of its rounding */
+}
+
 int tuw_reduce_scatter_begin(MPI_Comm comm, MPI_Op op, const int recvcounts[], int *rank,
                              int *p)
 {
@@ -73,7 +103,7 @@ int tuw_tree_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     char *acc = is_root ? recvbuf : tuw_alloc_elems(count, datatype, &mem_acc);
     int need_temp = nchildren > 1 || in_place;
     char *temp = need_temp ? tuw_alloc_elems(count, datatype, &mem_temp) : NULL;
-    if (!acc || (need_temp && !temp)) {
+    if ((!is_root && !acc) || (need_temp && !temp)) { /* the root's recvbuf may be NULL */
         rc = MPI_ERR_NO_MEM;
         goto fn_exit;
     }

@@ -311,6 +311,16 @@ int tuw_regular_blocks(int p, int count, int **blocks);
  * needs_commutative, an error code of class MPI_ERR_OP (MPI_Error_string says why) for an
  * operator that is not commutative, before any communication. */
 int tuw_reduction_begin(MPI_Comm comm, MPI_Op op, int needs_commutative, int *rank, int *p);
+/* 1 if combining the p contributions in any order and bracketing gives the same bits: a
+ * predefined sum, product, logical or bitwise operator on an integer type (byte and bool
+ * included: two's-complement arithmetic is exact), max or min on an integer or
+ * floating-point type, minloc or maxloc on a pair type.  0 for sums and products of
+ * floating-point types and for user-defined operators (their results depend on the order
+ * of the operands) and for derived datatypes.  The same on every rank, since MPI requires
+ * every rank to pass the same datatype and operator.  Signed zeros and NaNs are left out:
+ * max(+0, -0) depends on the operand order in MPI's own operators too.  Mirrored by
+ * tuwviz.problems.order_free. */
+int tuw_order_free(MPI_Datatype type, MPI_Op op);
 /* The same for a Reduce_scatter kernel (commutative operator), then MPI_ERR_COUNT if any of
  * recvcounts is negative. */
 int tuw_reduce_scatter_begin(MPI_Comm comm, MPI_Op op, const int recvcounts[], int *rank,

@@ -11,7 +11,10 @@ messages are in bytes; the datatype's size matters for ``beta``, not for ``gamma
 
 allreduce/circulant (Listing 2): q = ceil(log2 p) rounds; a copy of the input, then per
 round one ``SendRecv`` of m elements to ``r - jump_k`` / from ``r + jump_k`` and two
-reductions (one in round 0).  Time ``q (alpha + beta m + 2 gamma m)``, Table I.
+reductions (one in round 0).  Time ``q (alpha + beta m + 2 gamma m)``, Table I.  For a
+(datatype, operator) whose result depends on the order of the operands (a sum of
+doubles, a user-defined operator: :func:`~tuwviz.problems.order_free`) the kernel runs the
+butterfly instead, so that every rank gets the same bits, and so does the model.
 
 reduce/circulant (Listings 3-4): the tree of :func:`~tuwviz.model.topology.circ_tree_create`;
 a rank receives each child's partial sum and reduces it (the first into the accumulator,
@@ -34,7 +37,7 @@ recv_blocks=None, kind='data')
 """
 from __future__ import annotations
 
-from ..problems import Problem
+from ..problems import Problem, order_free
 from .meta import CirculantMeta, TreeMeta
 from .program import Compute, Op, Recv, Schedule, Send, SendRecv
 from .topology.binomial import binomial_tree_create
@@ -78,9 +81,23 @@ def allreduce_circulant(problem: Problem) -> Schedule:
 
     Every rank: ``Compute(m, "copy")`` (sendbuf into recvbuf), then for each round ``k``
     one ``SendRecv`` of ``m`` elements with tag ``k`` and ``Compute(m, "reduce")`` twice
-    (once in round 0).
+    (once in round 0).  If the problem's datatype and operator are not
+    :func:`~tuwviz.problems.order_free`, the butterfly's schedule
+    (:func:`allreduce_butterfly`), as the kernel does: one round more for p not a power of
+    two, the price of every rank getting the same bits.
+
+    >>> from tuwviz.problems import make_problem
+    >>> def rounds(s): return sum(type(op).__name__ != "Compute" for op in s.programs[1])
+    >>> rounds(allreduce_circulant(make_problem("allreduce", p=6, b=1, datatype="double",
+    ...                                         op="max")))
+    3
+    >>> rounds(allreduce_circulant(make_problem("allreduce", p=6, b=1, datatype="double")))
+    4
     """
     _check(problem, "allreduce")
+    if not order_free(problem.datatype, problem.op):
+        s = allreduce_butterfly(problem)
+        return Schedule("allreduce", "circulant", s.p, s.programs, problem, s.meta)
     p, m = problem.p, problem.block
     nbytes = m * problem.itemsize
     q, skips = circ_skips(p)
