@@ -46,7 +46,7 @@ NO_RANKS = [  # (argv, exit status, regex of the message after "error: ")
     ("verify --np 2 --roots -1", 2, r"--roots must be at least 0"),
     ("verify --np 2 --types root-vectr", 2, r"unknown datatype pair 'root-vectr'; valid pairs: same, "),
     ("verify --np 2 --collective allreduce --types root-vector", 2,
-     r"do not apply to allreduce \(these do: same, in-place\)"),
+     r"do not apply to allreduce \(these do: same, in-place, null, null-in-place\)"),
     ("verify --np 2 --collective allreduce --ops int:user_first", 2,
      r"allreduce/circulant, allreduce/butterfly, allreduce/combined need a commutative operator; "
      r"user_first is not"),

@@ -42,9 +42,11 @@ def test_every_intergroup_algorithm_equals_the_librarys(groups, bs):
     assert report.ok, report.table()
     runs = Counter((r["collective"], r["algorithm"]) for r in report.results)
     assert set(runs) == {(c, a) for c, algs in INTER.items() for a in algs}
-    # every group pair, distribution (regular, arithmetic, QiaoK's) and block-size ratio ran
-    per = len(groups) * 3 * len(bs) * 3  # B's b as A's, 2b+3, and A's 2b+3
+    # every group pair, distribution (regular, arithmetic, QiaoK's) and block-size ratio ran,
+    # and the zero-size call with NULL buffers once per group pair
+    per = len(groups) * (3 * len(bs) * 3 + 1)  # B's b as A's, 2b+3, and A's 2b+3
     assert set(runs.values()) == {per}
+    assert Counter(r["types"] for r in report.results)["null"] == len(groups) * len(runs)
     assert {(r["p"], r["q"]) for r in report.results} == {
         tuple(map(int, g.split(","))) if isinstance(g, str) else g for g in groups}
 
@@ -153,7 +155,8 @@ def test_counts_that_disagree_between_the_groups_fail_on_every_rank():
     from tuwviz.launch import mpiexec_backend
 
     pr = make_problem("allgatherv", 3, "regular", 4, q=2)
-    case = {**verify_cases(["allgatherv"], ["segmented"], groups="3,2", bs=[4], dists=["regular"])[0],
+    case = {**verify_cases(["allgatherv"], ["segmented"], groups="3,2", bs=[4], dists=["regular"],
+                           types="same")[0],
             "problem": pr.to_dict(), "count_override": {"rank": 4, "count": 3}}
     with pytest.raises(RankFailure, match=r"rank 4 \(group B\) passes sendcount 3, but rank 0 "
                                           r"of the other group has recvcounts\[1\] = 4"):
@@ -184,7 +187,8 @@ def test_cli_verify_groups_json(cli):
             "--dist", "qiaok", "--json", timeout=hang_guard(600))
     assert r.returncode == 0, r.stdout + r.stderr
     out = json.loads(r.stdout)
-    assert out["ok"] and out["cases"] == 9 and {s["q"] for s in out["summary"]} == {"2-2"}
+    # 3 algorithms x 3 block-size ratios, and each one's zero-size call with NULL buffers
+    assert out["ok"] and out["cases"] == 12 and {s["q"] for s in out["summary"]} == {"2-2"}
 
 
 def test_bench_groups_writes_rows_with_the_group_columns(cli, tmp_path):
@@ -361,10 +365,11 @@ def test_allgatherv_with_scattered_displacements_equals_the_library(counts):
     import subprocess
     import sys
 
-    from tuwviz.launch import local_mpi_command, mpi_env
+    from tuwviz.launch import local_mpi_command, mpi_env, record_launch
     from conftest import REPO
 
     n = len(counts[0]) + len(counts[1])
+    record_launch("mpiexec", n)  # counted by tests/budget.py
     r = subprocess.run([*local_mpi_command(), "-n", str(n), sys.executable, "-c",
                         SCATTERED_SCRIPT, json.dumps(counts)],
                        capture_output=True, text=True, timeout=hang_guard(300), cwd=REPO,
