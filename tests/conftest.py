@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import budget  # where the time and launches go, per module and kind (tests/budget.py)
 import leaks  # marks, counts and checks every process the session starts (tests/leaks.py)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,6 +37,7 @@ TIMEOUT_SCALE = float(os.environ.get("TUWVIZ_TIMEOUT_SCALE", "1"))
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     config.pluginmanager.register(leaks, "tuwviz-leaks")
+    config.pluginmanager.register(budget, "tuwviz-budget")
     # pytest-timeout's per-test limit is a hang guard too: scale it with the rest
     base = config.getoption("timeout", None) or config.getini("timeout")
     if base and TIMEOUT_SCALE != 1:

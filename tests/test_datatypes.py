@@ -20,7 +20,7 @@ import pytest
 
 from tuwviz import typepairs
 from tuwviz.collectives import collective
-from tuwviz.launch import local_mpi_command, mpi_env
+from tuwviz.launch import local_mpi_command, mpi_env, record_launch
 from tuwviz.params import verify_variants
 from tuwviz.table import load_table
 from tuwviz.verify import verify
@@ -71,6 +71,7 @@ if world.rank == 0:
 
 
 def _run(script: str, nranks: int, *args: str, guard: float = 600) -> dict | list:
+    record_launch("mpiexec", nranks)  # counted by tests/budget.py
     r = subprocess.run([*local_mpi_command(), "-n", str(nranks), sys.executable, "-c", script, *args],
                        capture_output=True, text=True, timeout=hang_guard(guard), cwd=REPO,
                        env={**os.environ, **mpi_env(nranks, timed=False)})

@@ -24,7 +24,7 @@ import pytest
 
 from tuwviz import kernels
 from tuwviz.collectives import collective
-from tuwviz.launch import local_mpi_command, mpi_env
+from tuwviz.launch import local_mpi_command, mpi_env, record_launch
 from tuwviz.table import load_table
 
 from conftest import REPO, hang_guard
@@ -33,6 +33,7 @@ N = 17  # every communicator size 1..N, one launch
 
 
 def _edge_calls(what: str) -> dict:
+    record_launch("mpiexec", N)  # counted by tests/budget.py
     r = subprocess.run([*local_mpi_command(), "-n", str(N), sys.executable,
                         str(REPO / "tests" / "edge_calls.py"), what], capture_output=True,
                        text=True, timeout=hang_guard(900), cwd=REPO,

@@ -95,9 +95,10 @@ def test_a_build_is_announced_with_its_time_and_a_cached_one_is_silent(source_co
     assert len(edited) == 2 and "(sources changed)" in edited[0], edited
     assert re.fullmatch(compiled, edited[1]), edited
     # MPI ranks that find the sources changed build quietly: p ranks, not p notes
-    from tuwviz.launch import local_mpi_command
+    from tuwviz.launch import local_mpi_command, record_launch
 
     c_file.write_text(c_file.read_text() + "\n/* another edit */\n")
+    record_launch("mpiexec", 2)  # counted by tests/budget.py
     r = subprocess.run([*local_mpi_command(), "-n", "2", sys.executable, "-m", "tuwviz.kernels"],
                        capture_output=True, text=True, timeout=hang_guard(300), env=os.environ)
     assert r.returncode == 0, r.stderr

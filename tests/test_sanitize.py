@@ -17,7 +17,7 @@ import textwrap
 import pytest
 
 from tuwviz import kernels
-from tuwviz.launch import local_mpi_command, loopback_env
+from tuwviz.launch import local_mpi_command, loopback_env, record_launch
 from tuwviz.table import load_table
 from tuwviz.verify import verify_cases
 
@@ -65,6 +65,7 @@ def run_sanitized(tmp_path, cases, nranks):
     # build once here (not in every rank), with the sanitizer flags the ranks will ask for
     subprocess.run([sys.executable, "-m", "tuwviz.kernels"], check=True, env=env,
                    capture_output=True, timeout=hang_guard(300))
+    record_launch("mpiexec", nranks)  # counted by tests/budget.py
     return subprocess.run([*local_mpi_command(), "-n", str(nranks), sys.executable,
                            str(tmp_path / "engine.py"), str(tmp_path / "cases.json")],
                           capture_output=True, text=True, env=env, timeout=hang_guard(600))

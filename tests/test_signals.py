@@ -225,10 +225,11 @@ def test_ranks_of_a_killed_driver_exit_by_themselves(tmp_path):
     script = textwrap.dedent("""
         import os, subprocess, sys, time
         from tuwviz.watch import RankWatch
-        from tuwviz.launch import local_mpi_command, loopback_env
+        from tuwviz.launch import local_mpi_command, loopback_env, record_launch
         w = RankWatch()
         rank = ("import time; from tuwviz import watch; from mpi4py import MPI; "
                 "watch.connect(MPI.COMM_WORLD.rank); time.sleep(600)")
+        record_launch("mpiexec", 2)  # counted by tests/budget.py
         p = subprocess.Popen([*local_mpi_command(), "-n", "2", sys.executable, "-c", rank],
                              env={**os.environ, **loopback_env(), "TUWVIZ_WATCH": w.address},
                              start_new_session=True)
