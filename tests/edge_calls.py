@@ -1,11 +1,12 @@
-"""Edge-case calls of every kernel, run as a plain MPI program (``mpiexec -n 17 python
-tests/edge_calls.py WHAT``); the driver is ``tests/test_edge_calls.py``.
+"""Edge-case calls of every kernel, run as a plain MPI program; the driver is
+``tests/test_edge_calls.py``.
 
 MPICH's own collective tests found two bugs here: a circulant Allgather that failed a
 zero-size call with NULL buffers on one rank while the others waited, and a circulant
 Allreduce whose ranks disagreed on a floating-point sum.  These are the equivalent calls,
 written for this project, for every row of the algorithm table and every communicator
-size N from 1 to the world size (each on the first N ranks, the others waiting asleep).
+size N from FIRST (default 1) to the world size (each on the first N ranks, the others
+waiting asleep): ``mpiexec -n 17 python tests/edge_calls.py WHAT [FIRST]``.
 
 ``zero``: every kernel called with all counts 0 and NULL buffers (NULL count vectors where
 MPI says they are not significant), and with MPI_IN_PLACE where the row allows it (the
@@ -46,11 +47,11 @@ def selected(name: str) -> bool:
     return re.search(os.environ.get("EDGE_ONLY", ""), name) is not None
 
 
-def run_zero(world, lib) -> tuple[int, list[dict]]:
+def run_zero(world, lib, first: int) -> tuple[int, list[dict]]:
     failed, calls = [], 0
     rows = kernels.algorithms()  # the library's own rows too: the calls are legal MPI
     byte, int_, sum_ = handle(MPI.BYTE), handle(MPI.INT), handle(MPI.SUM)
-    for n in range(1, world.size + 1):
+    for n in range(first, world.size + 1):
         sub = world.Split(0 if world.rank < n else MPI.UNDEFINED, world.rank)
         comms = [("intra", sub)]
         for k in sorted({1, n // 2}):  # two groups of n - k and k processes
@@ -103,14 +104,14 @@ def _user_sum(inbuf, inoutbuf, datatype):
     out += np.frombuffer(inbuf, dtype=t)
 
 
-def run_agree(world, lib) -> tuple[int, list[dict]]:
+def run_agree(world, lib, first: int) -> tuple[int, list[dict]]:
     failed, calls = [], 0
     rows = [r for r in kernels.algorithms("allreduce") if r.comm != "inter"]
     user = MPI.Op.Create(_user_sum, commute=True)
     ops = {"sum": MPI.SUM, "prod": MPI.PROD, "max": MPI.MAX, "min": MPI.MIN, "user_sum": user}
     types = {"float": (MPI.FLOAT, np.float32), "double": (MPI.DOUBLE, np.float64)}
     count = 64
-    for n in range(1, world.size + 1):
+    for n in range(first, world.size + 1):
         sub = world.Split(0 if world.rank < n else MPI.UNDEFINED, world.rank)
         if sub != MPI.COMM_NULL:
             c = kernels.comm_handle(sub)
@@ -163,7 +164,8 @@ def main() -> int:
     world = MPI.COMM_WORLD
     lib = kernels.load()
     what = sys.argv[1]
-    calls, failed = {"zero": run_zero, "agree": run_agree}[what](world, lib)
+    first = int(sys.argv[2]) if len(sys.argv) > 2 else 1  # the smallest N
+    calls, failed = {"zero": run_zero, "agree": run_agree}[what](world, lib, first)
     calls = world.reduce(calls, root=0)  # counted by rank 0 of each communicator size
     if world.rank == 0:
         print("RESULT " + json.dumps({"calls": calls, "failed": failed}), flush=True)

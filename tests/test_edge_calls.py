@@ -4,14 +4,16 @@ verify's checks that catch their kind.
 1. ``allgather/circulant`` returned MPI_ERR_NO_MEM on rank 0 for a zero-size call with
    NULL buffers (it took its own NULL recvbuf for a failed allocation) while the other
    ranks waited for it forever.  Every kernel now takes such calls, with and without
-   MPI_IN_PLACE, at every N from 1 to 17, on one group and on two.
+   MPI_IN_PLACE, at every N from 1 to 17 (1 to 8 in the quick run), on one group and on
+   two.
 2. ``allreduce/circulant`` gave ranks different floating-point sums: each rank adds the
    inputs in its own order.  Every Allreduce kernel now gives every rank the same bits,
    for float and double, sum, product, max, min and a user-defined sum, at every N.
 
 ``tuwviz verify`` has both as checks (the ``null`` and ``null-in-place`` pairs, and the
 bitwise agreement of results every rank shares); each fails a planted kernel with the bug.
-The calls themselves are in ``tests/edge_calls.py``, one mpiexec of 17 ranks per kind.
+The calls themselves are in ``tests/edge_calls.py``: one mpiexec of 8 ranks per kind (N =
+1..8) in the quick run, one of 17 (N = 9..17) in the full run.
 """
 from __future__ import annotations
 
@@ -29,15 +31,18 @@ from tuwviz.table import load_table
 
 from conftest import REPO, hang_guard
 
-N = 17  # every communicator size 1..N, one launch
+#: (first N, last N = ranks of the launch): the quick run's sizes, and the full run's rest
+SIZES = {"quick": (1, 8), "full": (9, 17)}
+TIERS = ["quick", pytest.param("full", marks=pytest.mark.full)]
 
 
-def _edge_calls(what: str) -> dict:
-    record_launch("mpiexec", N)  # counted by tests/budget.py
-    r = subprocess.run([*local_mpi_command(), "-n", str(N), sys.executable,
-                        str(REPO / "tests" / "edge_calls.py"), what], capture_output=True,
-                       text=True, timeout=hang_guard(900), cwd=REPO,
-                       env={**os.environ, **mpi_env(N, timed=False)})
+def _edge_calls(what: str, tier: str) -> dict:
+    first, n = SIZES[tier]
+    record_launch("mpiexec", n)  # counted by tests/budget.py
+    r = subprocess.run([*local_mpi_command(), "-n", str(n), sys.executable,
+                        str(REPO / "tests" / "edge_calls.py"), what, str(first)],
+                       capture_output=True, text=True, timeout=hang_guard(900), cwd=REPO,
+                       env={**os.environ, **mpi_env(n, timed=False)})
     started = [ln for ln in r.stdout.splitlines() if ln.startswith("START ")]
     assert r.returncode == 0, (f"last call started: {started[-1:]}\n" + r.stdout[-2000:]
                                + r.stderr[-3000:])
@@ -47,12 +52,12 @@ def _edge_calls(what: str) -> dict:
     return result
 
 
-def _zero_size_calls() -> int:
-    """How many calls edge_calls.py zero makes: every row, N = 1..17, roots 0 and N-1,
-    in place or not; two-group rows on the splits (N-1, 1) and (N - N//2, N//2)."""
+def _zero_size_calls(sizes: range) -> int:
+    """How many calls edge_calls.py zero makes: every row, every N of `sizes`, roots 0 and
+    N-1, in place or not; two-group rows on the splits (N-1, 1) and (N - N//2, N//2)."""
     n = 0
     for row in load_table().rows():
-        for size in range(1, N + 1):
+        for size in sizes:
             kinds = []
             if row.comm in ("intra", "any"):
                 kinds.append(("intra", len({0, size - 1}) if collective(row.collective).rooted
@@ -64,18 +69,22 @@ def _zero_size_calls() -> int:
     return n
 
 
-def test_every_kernel_takes_a_zero_size_call_with_null_buffers_at_every_n():
-    result = _edge_calls("zero")
+@pytest.mark.parametrize("tier", TIERS)
+def test_every_kernel_takes_a_zero_size_call_with_null_buffers_at_every_n(tier):
+    result = _edge_calls("zero", tier)
     assert result["failed"] == []
-    assert result["calls"] == _zero_size_calls()
+    first, last = SIZES[tier]
+    assert result["calls"] == _zero_size_calls(range(first, last + 1))
 
 
-def test_every_allreduce_gives_every_rank_the_same_bits_at_every_n():
-    result = _edge_calls("agree")
+@pytest.mark.parametrize("tier", TIERS)
+def test_every_allreduce_gives_every_rank_the_same_bits_at_every_n(tier):
+    result = _edge_calls("agree", tier)
     assert result["failed"] == []
     rows = [r for r in load_table().rows() if r.collective == "allreduce" and r.comm != "inter"]
-    # N sizes x rows x (float, double) x (sum, prod, max, min, user_sum) x (in place or not)
-    assert result["calls"] == N * len(rows) * 2 * 5 * 2
+    # sizes x rows x (float, double) x (sum, prod, max, min, user_sum) x (in place or not)
+    first, last = SIZES[tier]
+    assert result["calls"] == (last - first + 1) * len(rows) * 2 * 5 * 2
 
 
 # Planted kernels with the two bugs, made from today's sources so they stay close to them.

@@ -40,6 +40,14 @@ def _check_cli_sweep(cli, ps, bs, ops, collectives=None):
     rows = {(row.collective, row.name) for row in load_table() if row.serves("intra")
             and (collectives is None or row.collective in collectives)}
     assert rows == set(expected)
+    # every row also ran b = 0 with real buffers (all blocks empty), once, not per
+    # distribution
+    if 0 in bs:
+        empty = Counter(_row(c) for c in verify_cases(
+            collectives, None, ps, bs=[0], ops=ops.split(",") if ops else None)
+            if c.get("types", "same") == "same")
+        assert set(empty) == rows
+        assert all(empty[r] < expected[r] for r in rows)
     assert {(s["collective"], s["algorithm"]): s["cases"] for s in out["summary"]} == expected
     assert all(s["passed"] == s["cases"] for s in out["summary"])
 
@@ -71,18 +79,6 @@ def test_the_default_sweep_crosses_every_datatype_pair_with_data():
     assert all(sum(c["problem"]["counts"]) == 0 for c in pair_cases if c["types"] in NULL_PAIRS)
 
 
-def test_empty_blocks_match_the_library_for_every_algorithm():
-    # b = 0: every distribution gives the same all-empty blocks, so one per family suffices
-    for collectives, dist in ((["gatherv", "scatterv"], "same"), (["allgatherv"], "regular")):
-        report = verify(collectives, ps=SAMPLED_PS, dists=[dist], bs=[0])
-        assert report.ok, report.table()
-        assert {r["p"] for r in report.results} == set(SAMPLED_PS)
-        assert all(r["m"] == 0 for r in report.results)
-        assert {(r["collective"], r["algorithm"]) for r in report.results} == {
-            (row.collective, row.name) for c in collectives for row in load_table().rows(c)
-            if row.serves("intra")}
-
-
 def test_cases_cover_roots_distributions_and_empty_blocks():
     cases = verify_cases(["gatherv"], ["linear"], ps=[1, 2, 7])
     roots = {(c["problem"]["p"], c["problem"]["root"]) for c in cases}
@@ -90,6 +86,12 @@ def test_cases_cover_roots_distributions_and_empty_blocks():
     assert {c["problem"]["distribution"] for c in cases} == {
         "same", "random", "spikes", "decreasing", "alternating", "two_blocks"}
     assert any(sum(c["problem"]["counts"]) == 0 for c in cases)  # b = 0: all blocks empty
+    # b = 0 gives most distributions the same empty blocks: each distinct one runs once
+    # per p and root, not once per distribution
+    empty = [(c["problem"]["p"], c["problem"]["root"], tuple(c["problem"]["counts"]))
+             for c in cases if c.get("types", "same") == "same" and c["problem"]["b"] == 0]
+    assert len(empty) == len(set(empty)) and len(empty) < 3 * len(roots)
+    assert {(p, r) for p, r, counts in empty if not any(counts)} == roots
 
 
 @pytest.fixture
