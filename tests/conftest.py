@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import budget  # where the time and launches go, per module and kind (tests/budget.py)
+import budget  # where the time and launches go, and the count budget (tests/budget.py)
+from budget import full_tier  # noqa: F401 (the tests' way to ask for the tier)
 import leaks  # marks, counts and checks every process the session starts (tests/leaks.py)
+from tuwviz.launch import record_launch  # noqa: E402 (after leaks: it sets the log's path)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -184,6 +186,7 @@ def browser():
             viewport={"width": 1300, "height": 900})
         ctx.set_default_timeout(hang_guard(120_000))  # hang guards only: a slow page is fine
         ctx.set_default_navigation_timeout(hang_guard(120_000))
+        ctx.on("page", lambda page: record_launch("page", 1))  # counted by tests/budget.py
         try:
             yield ctx
         finally:
@@ -191,3 +194,22 @@ def browser():
             shutil.rmtree(profile, ignore_errors=True)
 
 
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A JupyterLab server (tests/lab.py) on a copy of ``notebooks/``, for one test module.
+    Every process it starts carries the environment variable ``TUWVIZ_TEST_NOTEBOOK`` set
+    to ``lab.marker``: that is how a test finds what its notebooks left behind."""
+    import uuid
+
+    from lab import LabServer
+
+    root = tmp_path_factory.mktemp("lab-root")
+    shutil.copytree(REPO / "notebooks", root / "notebooks",
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "results"))
+    marker = uuid.uuid4().hex
+    server = LabServer(root, tmp_path_factory.mktemp("lab-home"), env={"TUWVIZ_TEST_NOTEBOOK": marker})
+    server.marker = marker
+    yield server
+    server.stop()

@@ -13,18 +13,26 @@ from __future__ import annotations
 
 import glob
 import json
+import shutil
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from conftest import hang_guard
+from tuwviz.launch import record_launch
 
-__all__ = ["LabServer", "cell_count", "cell_figures", "overflowing_outputs", "run_all", "save",
-           "show_cell"]
+__all__ = ["LabServer", "WIDTH", "cell_count", "cell_figures", "overflowing_outputs",
+           "run_all", "run_and_check_page", "save", "show_cell", "wait_drawn"]
+
+#: The window width every notebook is checked at (outputs must fit it).
+WIDTH = 1400
+#: A saved, executed notebook stays below this (BokehJS is in it once, about 1.7 MB).
+MAX_SAVED_BYTES = 2_500_000
 
 # JupyterLab's news pop-up would cover the lower right corner of every screenshot.
 _SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
@@ -34,7 +42,7 @@ _SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
 class LabServer:
     """``jupyter lab`` on `root` (a folder of notebooks), stopped by :meth:`stop`."""
 
-    def __init__(self, root: Path, home: Path):
+    def __init__(self, root: Path, home: Path, env: dict[str, str] | None = None):
         self.root = Path(root)
         runtime, settings = home / "runtime", home / "settings"
         for name, value in _SETTINGS.items():
@@ -44,7 +52,7 @@ class LabServer:
         with socket.socket() as s:  # a free port
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime),
+        env = {**os.environ, **(env or {}), "JUPYTER_RUNTIME_DIR": str(runtime),
                "JUPYTERLAB_SETTINGS_DIR": str(settings)}
         self.log = home / "lab.log"
         with open(self.log, "w") as log:
@@ -71,6 +79,7 @@ class LabServer:
     def open(self, browser, notebook: str, width: int = 1400, height: int = 900):
         """A page showing `notebook` at `width` x `height`, its kernel idle; returns
         ``(page, errors)``, `errors` filling with the page's JavaScript errors."""
+        record_launch("jupyterlab", 1)  # counted by tests/budget.py (the kind of test)
         page = browser.new_page()
         page.set_viewport_size({"width": width, "height": height})
         errors: list[str] = []
@@ -87,6 +96,21 @@ class LabServer:
         # the file browser open, as when Lab starts: the notebook gets what is left
         page.evaluate("() => window.jupyterapp.shell.activateById('filebrowser')")
         return page, errors
+
+    def _api(self, method: str, path: str):
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/api/{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=hang_guard(60)) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def shutdown_kernels(self) -> int:
+        """Shut down every session's kernel, as Kernel > Shut Down does (what the kernel
+        started must stop with it); returns how many there were."""
+        sessions = self._api("GET", "sessions")
+        for session in sessions:
+            self._api("DELETE", f"sessions/{session['id']}")
+        return len(sessions)
 
     def stop(self) -> None:
         """End the server (its kernels shut down and stop what they started)."""
@@ -169,3 +193,71 @@ _OVERFLOW_JS = """(i) => {
 def overflowing_outputs(page, index: int) -> list[dict]:
     """Outputs of cell `index` wider than their space: ``[{"width", "space", "what"}]``."""
     return page.evaluate(_OVERFLOW_JS, index)
+
+
+def wait_drawn(page, cell: int, expected: int) -> list[bool]:
+    """Whether each Bokeh figure of `cell` is drawn, once `expected` are there and all are
+    drawn (or, after the hang guard, as they are: the assertion then says what is not)."""
+    deadline = time.monotonic() + hang_guard(60)
+    figures = cell_figures(page, cell)
+    while (len(figures) < expected or not all(figures)) and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+        figures = cell_figures(page, cell)
+    return figures
+
+
+def _screenshot(page, cell, path: Path) -> None:
+    """The whole cell, also when it is taller than the window: the window grows for the
+    picture (its width, the one being checked, stays)."""
+    height = cell.bounding_box()["height"]
+    if height > 800:
+        page.set_viewport_size({"width": WIDTH, "height": int(height) + 200})
+        page.wait_for_timeout(500)  # Lab lays the taller window out
+    cell.screenshot(path=str(path))
+    if height > 800:
+        page.set_viewport_size({"width": WIDTH, "height": 900})
+
+
+def run_and_check_page(lab: LabServer, browser, name: str, shots: Path) -> None:
+    """Open notebook `name` (relative to the server's root) at :data:`WIDTH` x 900, run all
+    cells, and check the page as a reader sees it: no cell failed, every Bokeh figure is
+    drawn the first time its cell runs, no output is wider than its space, no BokehJS or
+    tuwviz error in the page; then save it (it must stay small).  Screenshots of every
+    output with a figure or a table go to `shots`."""
+    import nbformat
+
+    page, errors = lab.open(browser, name, width=WIDTH)
+    shutil.rmtree(shots, ignore_errors=True)
+    shots.mkdir(parents=True)
+    try:
+        ok = run_all(page, hang_guard(1_200_000))
+        failed = page.locator(".jp-OutputArea-output[data-mime-type="
+                              "'application/vnd.jupyter.stderr']:has-text('Traceback'), "
+                              ".jp-OutputArea-output:has(.ansi-red-fg)")
+        assert ok, f"a cell failed: {failed.first.inner_text()[:3000] if failed.count() else '?'}"
+
+        stored = nbformat.read(lab.root / name, as_version=4)
+        cut, undrawn = [], []
+        assert cell_count(page) == len(stored.cells)
+        for i in range(len(stored.cells)):
+            cell = show_cell(page, i)  # scrolled to, as a reader would
+            shows = stored.cells[i].source.count("plots.show(") + \
+                stored.cells[i].source.count("schedule_explorer(")
+            figures = wait_drawn(page, i, shows if stored.cells[i].cell_type == "code" else 0)
+            if len(figures) < shows or not all(figures):
+                undrawn.append(i)
+            cut += [{"cell": i, **o} for o in overflowing_outputs(page, i)]
+            # pandas cuts long cells to "..." (descriptions, params)
+            cut += [{"cell": i, "truncated": t} for t in cell.locator(
+                ".jp-OutputArea-output td").all_inner_texts() if t.rstrip().endswith("...")]
+            if figures or cell.locator(".jp-OutputArea-output table").count():
+                _screenshot(page, cell, shots / f"cell{i:02d}.png")
+        assert not undrawn, f"figures missing or not drawn in cells {undrawn}"
+        assert not cut, f"outputs cut off at {WIDTH} px: {cut}"
+        assert not [e for e in errors if "Bokeh" in e or "tuwviz" in e], errors
+
+        save(page)
+        size = (lab.root / name).stat().st_size
+        assert size < MAX_SAVED_BYTES, f"the saved notebook is {size:,} bytes"
+    finally:
+        page.close()

@@ -1,4 +1,4 @@
-"""Pytest plugin: nothing the test session starts outlives it, and it says what it launched.
+"""Pytest plugin: nothing the test session starts outlives it.
 
 MPI ranks busy-poll: one rank left running by a failed test slows every later test and the
 next run on the same machine.  So the session
@@ -16,8 +16,8 @@ next run on the same machine.  So the session
   of its processes still alive, removes its leftover temporary files and the
   ``mpich_shm_*`` segments its MPI jobs left in /dev/shm, and fails the run naming each
   one;
-* counts its MPI launches (``mpiexec`` jobs and ipyparallel clusters, recorded by
-  :mod:`tuwviz.launch` and :mod:`tuwviz.cluster` in ``TUWVIZ_LAUNCH_LOG``) and prints them.
+* gives :mod:`tuwviz.launch` a launch log (``TUWVIZ_LAUNCH_LOG``) in that folder, which
+  :mod:`budget` counts.
 
 ``tuwviz.reaper`` processes of this very session are left alone: each one ends by itself
 as soon as the session's process exits (that is its job).
@@ -30,7 +30,6 @@ import signal
 import tempfile
 import time
 import uuid
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -130,13 +129,6 @@ def _leftover_files() -> list[str]:
     return found
 
 
-def _launches() -> Counter:
-    try:
-        return Counter(line.split()[0] for line in LAUNCH_LOG.read_text().splitlines() if line)
-    except OSError:
-        return Counter()
-
-
 def _terminate(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
@@ -159,10 +151,6 @@ def pytest_sessionfinish(session, exitstatus):
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr = terminalreporter
-    n = _launches()
-    tr.write_sep("-", "MPI launches")
-    tr.write_line(f"{n['mpiexec']} mpiexec jobs, {n['cluster']} ipyparallel clusters "
-                  f"({sum(n.values())} launches)")
     leaks = getattr(config, "_tuwviz_leaks", [])
     if leaks:
         tr.write_sep("=", "LEFT BEHIND by this test session (ended or removed now)", red=True)

@@ -12,6 +12,7 @@ from conftest import hang_guard, run_cli
 from tuwviz import kernels
 from tuwviz.collectives import COLLECTIVES
 from tuwviz.errors import KernelBuildError, MPINotFoundError
+from tuwviz.launch import record_launch
 
 
 @pytest.fixture
@@ -95,7 +96,7 @@ def test_a_build_is_announced_with_its_time_and_a_cached_one_is_silent(source_co
     assert len(edited) == 2 and "(sources changed)" in edited[0], edited
     assert re.fullmatch(compiled, edited[1]), edited
     # MPI ranks that find the sources changed build quietly: p ranks, not p notes
-    from tuwviz.launch import local_mpi_command, record_launch
+    from tuwviz.launch import local_mpi_command
 
     c_file.write_text(c_file.read_text() + "\n/* another edit */\n")
     record_launch("mpiexec", 2)  # counted by tests/budget.py
@@ -116,6 +117,7 @@ def test_a_notebook_shows_the_build_note_under_the_cell(source_copy, monkeypatch
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("from tuwviz.kernels import algorithms\n"
                                           "len(algorithms())")]
+    record_launch("notebook", 1)  # counted by tests/budget.py
     NotebookClient(nb, timeout=hang_guard(600), kernel_name="python3").execute()
     stderr = "".join(o.get("text", "") for o in nb.cells[0].outputs
                      if o.get("name") == "stderr")

@@ -21,6 +21,7 @@ import nbformat
 import pytest
 
 from tuwviz.assignment import QUICK_VAR, new
+from tuwviz.launch import record_launch
 from tuwviz.table import WORKSPACE_VAR
 
 from conftest import REPO, hang_guard
@@ -130,6 +131,7 @@ def test_a_fresh_workspace_notebook_runs_and_says_what_is_missing(tmp_path, monk
     monkeypatch.delenv(WORKSPACE_VAR, raising=False)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     nb = nbformat.read(ws / "assignment.ipynb", as_version=4)
+    record_launch("notebook", 1)  # counted by tests/budget.py
     NotebookClient(nb, timeout=hang_guard(600), kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(ws)}}).execute()
     failed = {c.metadata["nbgrader"]["grade_id"]: o.evalue for c in nb.cells if c.cell_type == "code"

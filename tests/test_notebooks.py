@@ -1,11 +1,16 @@
-"""Every notebook runs headless top to bottom, plots offline, and cleans up after itself.
+"""Every notebook runs top to bottom, plots offline, and cleans up after itself.
 
-Each notebook is executed with nbclient (kernel ``python3``) in a copy of ``notebooks/``
-under ``tmp_path``, so the results it writes land there.  The kernel inherits this
-process's environment, including ``PYTHONPATH`` (tuwviz from this checkout) and a marker
-variable that every process it starts (controller, mpiexec, engines) inherits too: that
-is how the test tells the notebook's processes from those of anything else running on the
-machine.
+Each notebook runs once per tier: the quick run opens :data:`IN_LAB_QUICK` in the real
+JupyterLab in headless Chromium (tests/lab.py checks the page: every figure drawn, nothing
+cut off) and executes the others headless with nbclient; the full run opens every one in
+JupyterLab.  Either way the same checks then read the executed notebook's outputs and the
+files it wrote under ``results/``.
+
+Headless, a notebook runs in a copy of ``notebooks/`` under ``tmp_path``; in JupyterLab,
+in the server's copy.  The kernel inherits ``PYTHONPATH`` (tuwviz from this checkout) and
+a marker variable that every process it starts (controller, mpiexec, engines) inherits
+too: that is how the test tells the notebook's processes from those of anything else
+running on the machine.
 """
 from __future__ import annotations
 
@@ -23,11 +28,13 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import hang_guard, open_bokeh_page
+from conftest import REPO, full_tier, hang_guard, open_bokeh_page
+from lab import run_and_check_page
 from leaks import marked_processes
+from tuwviz.launch import record_launch
 
-REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+SCREENSHOTS = REPO / "build" / "screenshots"
 START = "00_start_here.ipynb"
 GATHERV = "01_irregular_gather_scatter.ipynb"
 ALLGATHERV = "02_pipelined_allgatherv.ipynb"
@@ -121,26 +128,42 @@ def test_stored_without_outputs(path):
     assert path.stat().st_size < 100_000, f"{path.name} is {path.stat().st_size} bytes on disk"
 
 
+#: The notebook the quick run opens in JupyterLab: the first one a user opens.
+IN_LAB_QUICK = START
+
+
 @pytest.mark.timeout(hang_guard(3600))  # the per-cell guard below fires first, naming the cell
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path, tmp_path, notebook_env, request):
-    workdir = tmp_path / "notebooks"
-    shutil.copytree(path.parent, workdir,
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "results"))
-    nb = nbformat.read(workdir / path.name, as_version=4)
+    in_lab = path.name == IN_LAB_QUICK or full_tier(request.config)
+    if in_lab:
+        lab = request.getfixturevalue("lab")
+        marker, workdir = lab.marker, lab.root / "notebooks"
+    else:
+        marker, workdir = notebook_env, tmp_path / "notebooks"
+        shutil.copytree(path.parent, workdir,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "results"))
+    record_launch("notebook", 1)  # counted by tests/budget.py
 
-    sampler = _ProcessSampler(notebook_env)
+    sampler = _ProcessSampler(marker)
     sampler.start()
     t0 = time.monotonic()
     try:
-        # raises CellExecutionError (with the cell's traceback) if any cell fails
-        NotebookClient(nb, timeout=hang_guard(600), kernel_name="python3",
-                       resources={"metadata": {"path": str(workdir)}}).execute()
+        if in_lab:
+            run_and_check_page(lab, request.getfixturevalue("browser"),
+                               f"notebooks/{path.name}", SCREENSHOTS / path.stem)
+            lab.shutdown_kernels()  # what the notebook started must stop with its kernel
+            nb = nbformat.read(workdir / path.name, as_version=4)
+        else:
+            nb = nbformat.read(workdir / path.name, as_version=4)
+            # raises CellExecutionError (with the cell's traceback) if any cell fails
+            NotebookClient(nb, timeout=hang_guard(600), kernel_name="python3",
+                           resources={"metadata": {"path": str(workdir)}}).execute()
     finally:
         sampler.stop()
-    print(f"{path.name} ran in {time.monotonic() - t0:.0f} s")  # information, no limit
-    # saved with its outputs it stays small: BokehJS is in it once (tests/test_lab.py saves
-    # it from JupyterLab too)
+    print(f"{path.name} ran {'in JupyterLab' if in_lab else 'headless'} in "
+          f"{time.monotonic() - t0:.0f} s")  # information, no limit
+    # saved with its outputs it stays small: BokehJS is in it once
     saved = len(nbformat.writes(nb).encode())
     assert saved < 2_500_000, f"{path.name} with its outputs is {saved:,} bytes"
 
@@ -155,10 +178,10 @@ def test_notebook_runs(path, tmp_path, notebook_env, request):
 
     # the kernel has shut down: nothing the notebook started may survive it
     deadline = time.monotonic() + hang_guard(60)
-    left = _marked_processes(notebook_env)
+    left = _marked_processes(marker)
     while left and time.monotonic() < deadline:
         time.sleep(0.5)
-        left = _marked_processes(notebook_env)
+        left = _marked_processes(marker)
     assert not left, f"{path.name} left processes behind:\n" + "\n".join(left)
     if "LocalCluster" in "".join(c.source for c in nb.cells if c.cell_type == "code"):
         assert sampler.seen, "no engines were seen while the notebook ran: is the check blind?"

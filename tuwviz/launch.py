@@ -75,12 +75,14 @@ _MPI_ABORT = re.compile(r"called MPI_Abort\(.*?, (-?\d+)\) - process (\d+)")
 
 
 #: Environment variable naming a file that gets one line per MPI launch ("mpiexec N" or
-#: "cluster N"): the test suite counts its launches with it.
+#: "cluster N", N ranks) and per verify run ("verify N", N cases): the test suite counts
+#: its launches with it (tests/budget.py, which adds lines of its own kinds).
 LAUNCH_LOG_ENV = "TUWVIZ_LAUNCH_LOG"
 
 
 def record_launch(kind: str, nranks: int) -> None:
-    """Append ``kind nranks`` to the file named by ``TUWVIZ_LAUNCH_LOG``, if it is set.
+    """Append ``kind nranks`` to the file named by ``TUWVIZ_LAUNCH_LOG``, if it is set
+    (``nranks``: the ranks started, or for kind ``verify`` the cases run).
 
     One short ``O_APPEND`` write per launch, so concurrent processes do not mix lines.
     """

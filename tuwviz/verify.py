@@ -42,9 +42,8 @@ from typing import Callable, Iterable
 from . import kernels
 from .errors import RankFailure, TuwvizError, case_label
 from .collectives import COLLECTIVES, collective
-from .launch import check_ranks, mpiexec_backend
+from .launch import MAX_RANKS, check_ranks, mpiexec_backend, record_launch
 from .params import label, verify_variants
-from .launch import MAX_RANKS
 from .problems import (COMMUTATIVE_OPS, DATATYPES, MAX_COUNT, REDUCTION_TYPES, case_ranks,
                        INTERGROUP_COLLECTIVES, PAPER_DISTRIBUTIONS, check_buffer, check_int,
                        make_problem, parse_reduction_types)
@@ -580,6 +579,7 @@ def run_verify(cases: list[dict], backend: Backend | None = None, progress: bool
     if backend is None:
         check_ranks(max(case_ranks(c["problem"]) for c in cases))
         backend = mpiexec_backend(stall_limit)
+    record_launch("verify", len(cases))  # the test suite's budget counts cases too
     report = VerifyReport()
     from tqdm.auto import tqdm
 

@@ -1,0 +1,100 @@
+"""The test suite's count budget (tests/budget.py, tests/budget.txt) holds.
+
+A real pytest session with the budget plugin runs two test modules that make real MPI
+launches; over the budget it fails and names the module that added the most, within it
+it passes.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from budget import BUDGET_FILE, COUNTS, over_budget, read_budget
+
+from conftest import REPO, hang_guard
+
+LAUNCHING = '''
+import os, subprocess
+from tuwviz.launch import local_mpi_command, mpi_env, record_launch
+
+def launch():
+    record_launch("mpiexec", 2)
+    subprocess.run([*local_mpi_command(), "-n", "2", "true"], check=True, timeout=300,
+                   env={**os.environ, **mpi_env(2, timed=False)})
+'''
+
+
+def test_the_budget_gives_every_count_of_both_tiers_a_limit_and_a_reason():
+    lines = read_budget(BUDGET_FILE)
+    assert sorted((b.tier, b.count) for b in lines) == sorted(
+        (t, c) for t in ("quick", "full") for c in COUNTS)
+    assert all(len(b.reason.split()) >= 3 for b in lines), lines
+    quick = {b.count: b.limit for b in lines if b.tier == "quick"}
+    full = {b.count: b.limit for b in lines if b.tier == "full"}
+    assert all(quick[c] <= full[c] for c in COUNTS)  # the full tier runs the quick one too
+
+
+def test_a_malformed_budget_line_is_named(tmp_path):
+    path = tmp_path / "budget.txt"
+    path.write_text("# comment\nquick launches 10 a reason\nquick lunches 10 a typo\n")
+    with pytest.raises(ValueError, match=r"budget.txt:3: .*COUNT one of launches, ranks"):
+        read_budget(path)
+
+
+def test_over_budget_names_the_count_and_the_module_adding_most():
+    rows = [{"module": "a.py", "launches": 3}, {"module": "b.py", "launches": 5},
+            {"module": "a.py", "launches": 1}]
+    (line,) = read_budget_text("quick launches 8 eight is plenty\nfull launches 9 more\n")
+    assert over_budget(rows, [line], "quick") == [
+        "launches: 9 in the quick tier, over its budget of 8 (eight is plenty); "
+        "most from b.py (5)"]
+    assert over_budget(rows, [line], "full") == []  # the line is the quick tier's
+
+
+def read_budget_text(text: str):
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "budget.txt"
+        path.write_text(text)
+        return [b for b in read_budget(path) if b.tier == "quick"]
+
+
+def _session(tmp_path, limit: int) -> subprocess.CompletedProcess:
+    (tmp_path / "conftest.py").write_text("pytest_plugins = ['budget']\n")
+    (tmp_path / "launching.py").write_text(LAUNCHING)
+    (tmp_path / "test_many.py").write_text(
+        "from launching import launch\n\ndef test_two():\n    launch()\n    launch()\n")
+    (tmp_path / "test_one.py").write_text(
+        "from launching import launch\n\ndef test_one():\n    launch()\n")
+    budget = tmp_path / "budget.txt"
+    budget.write_text(f"quick launches {limit} the limit this test sets\n"
+                      "quick ranks 100 far more than it needs\n")
+    log = tmp_path / "launches.log"
+    log.unlink(missing_ok=True)
+    env = {**os.environ, "TUWVIZ_LAUNCH_LOG": str(log), "TUWVIZ_TEST_BUDGET": str(budget),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO / "tests"), str(REPO)])}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                           "-o", "addopts=", "-m", "not full", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=hang_guard(600))
+
+
+def test_a_module_launching_beyond_the_budget_fails_the_run_and_is_named(tmp_path):
+    r = _session(tmp_path, 2)  # three real mpiexec jobs, two from test_many.py
+    assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "2 passed" in r.stdout  # every test passed: the budget failed the run
+    assert ("launches: 3 in the quick tier, over its budget of 2 (the limit this test sets); "
+            "most from test_many.py (2)") in r.stdout, r.stdout[-3000:]
+    assert "OVER THE TEST BUDGET" in r.stdout
+
+    r = _session(tmp_path, 3)  # the same run within its budget passes, counts printed
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "OVER THE TEST BUDGET" not in r.stdout
+    counts = [ln.split() for ln in r.stdout.splitlines() if ln.strip().startswith(
+        ("launches ", "ranks "))]
+    assert [c[:4] for c in counts] == [["launches", "3", "of", "3"], ["ranks", "6", "of", "100"]]
