@@ -20,9 +20,7 @@ from collections import Counter
 
 import pytest
 
-from tuwviz import kernels
 from tuwviz.launch import find_mpiexec, mpi_env
-from tuwviz.verify import verify
 
 from conftest import MPI_ERR_ARG, MPI_SUCCESS, hang_guard
 
@@ -175,19 +173,8 @@ def test_parameters_are_stored_copied_and_reset(lib):
 # --- real ranks ---------------------------------------------------------------------------
 
 
-# the quick run's sampled p (up to 17) are in test_verify's CLI run
-@pytest.mark.parametrize("ps", [
-    pytest.param(tuple(range(10, 18)), id="p10-17", marks=pytest.mark.full)])
-def test_kernels_equal_mpi_allgatherv_larger_p(ps):
-    # every p from 10 to 17: the paper's distributions (regular, broadcast, spike, half full, ...),
-    # default parameters and the variants tuwviz.params.verify_variants adds (block sizes,
-    # SMP and spread ring orders)
-    report = verify(["allgatherv"], ["ring", "pipelined"], ps=ps, bs=[17])
-    assert report.ok, report.table()
-    assert {r["distribution"] for r in report.results} >= {"broadcast", "half_full"}
-    assert {r["algorithm"] for r in report.results} == {"ring", "pipelined"}
-    assert {r["p"] for r in report.results} == set(ps)
-    assert {r["params"] for r in report.results} >= {"", "block_bytes=1", "ring=smp"}
+# Every p up to 17, every distribution and parameter variant verify checks (block sizes,
+# SMP and spread ring orders): tests/test_verify.py (sampled p quick, every p full).
 
 
 # Runs on every rank: sets the case's parameters through the C setters, calls the kernel

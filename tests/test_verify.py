@@ -24,18 +24,19 @@ def _row(case: dict) -> tuple[str, str]:
 QUICK_OPS = "byte:bor,double:sum:random"
 
 
-def _check_cli_sweep(cli, ps, bs, ops, collectives=None):
+def _check_cli_sweep(cli, ps, bs, ops, collectives=None, roots=None):
     # every algorithm of the table x every distribution x every parameter variant x every
-    # datatype pair (the default) x roots 0, p/2, p-1, in one mpiexec job
+    # datatype pair (the default) x the roots (default 0, p/2, p-1), in one mpiexec job
     r = cli("verify", "--np", ",".join(map(str, ps)), "--b", ",".join(map(str, bs)), "--json",
-            *(["--ops", ops] if ops else []),
+            *(["--ops", ops] if ops else []), *(["--roots", roots] if roots else []),
             *(["--collective", ",".join(collectives)] if collectives else []))
     assert r.returncode == 0, r.stdout + r.stderr
     out = json.loads(r.stdout)
     assert out["ok"] and out["complete"] and not out["failures"], r.stdout[-3000:]
     # every row of the algorithm table ran every case the sweep has for it, pairs included
+    roots = roots.split(",") if roots else None
     expected = Counter(_row(c) for c in verify_cases(
-        collectives, None, ps, bs=bs, ops=ops.split(",") if ops else None))
+        collectives, None, ps, bs=bs, ops=ops.split(",") if ops else None, roots=roots))
     # one group: the two-group rows are tests/test_intergroup.py's
     rows = {(row.collective, row.name) for row in load_table() if row.serves("intra")
             and (collectives is None or row.collective in collectives)}
@@ -44,7 +45,7 @@ def _check_cli_sweep(cli, ps, bs, ops, collectives=None):
     # distribution
     if 0 in bs:
         empty = Counter(_row(c) for c in verify_cases(
-            collectives, None, ps, bs=[0], ops=ops.split(",") if ops else None)
+            collectives, None, ps, bs=[0], ops=ops.split(",") if ops else None, roots=roots)
             if c.get("types", "same") == "same")
         assert set(empty) == rows
         assert all(empty[r] < expected[r] for r in rows)
@@ -53,8 +54,9 @@ def _check_cli_sweep(cli, ps, bs, ops, collectives=None):
 
 
 def test_cli_verify_passes_for_every_algorithm(cli):
-    # the sampled p (tests/test_datatypes.py adds every root for the pairs)
-    _check_cli_sweep(cli, SAMPLED_PS, SAMPLED_BS, QUICK_OPS)
+    # the sampled p, roots 0 and p-1 (the full run: p/2 too, every p up to 17;
+    # tests/test_datatypes.py every root for the pairs)
+    _check_cli_sweep(cli, SAMPLED_PS, SAMPLED_BS, QUICK_OPS, roots="0,p-1")
 
 
 @pytest.mark.full
@@ -223,6 +225,11 @@ def test_cli_verify_fails_with_exit_1_and_json_report(broken_linear, cli):
 def test_cli_verify_bad_input(cli):
     r = cli("verify", "--np", "4", "--roots", "4")
     assert r.returncode == 2 and "root 4 out of range 0..3" in r.stderr
+    r = cli("verify", "--np", "1,4", "--roots", "0,p-2")  # relative roots resolve per p
+    assert r.returncode == 2 and "root p-2 = -1 out of range 0..0 for p=1" in r.stderr
+    r = cli("verify", "--np", "4", "--roots", "p+1")
+    assert r.returncode == 2 and "'p+1' is not a root (give numbers, ranges like 0-2, p/2 " \
+        "or p-K)" in r.stderr
     r = cli("verify", "--np", "4", "--algorithms", "nope")
     assert r.returncode == 2 and "valid algorithms:" in r.stderr and "linear" in r.stderr
     r = cli("verify", "--np", "100")

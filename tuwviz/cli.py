@@ -218,7 +218,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="block sizes b in elements: the gatherv paper's average b, the allgatherv "
                          "paper's base count c (default 0,1,17). Tuning parameters (e.g. the "
                          "pipelined ring's block size) are varied too: see 'tuwviz list'")
-    sp.add_argument("--roots", help="comma-separated roots (default: 0, p/2, p-1)")
+    sp.add_argument("--roots", help="comma-separated roots: numbers, ranges, or relative to "
+                                    "each p: p/2, p-1, p-K (default: 0,p/2,p-1)")
     sp.add_argument("--types", help="comma-separated datatype pairs (default: all that apply): "
                                     "same (one type both sides, every distribution and b), "
                                     "root-contig, root-vector, root-resized, own-mixed, in-place "
@@ -541,12 +542,12 @@ def cmd_list(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from .sweep import parse_int_list
+    from .sweep import parse_roots
     from .verify import verify
 
     # verify() checks everything and builds every case before it starts any rank
     ps, bs = _np_or_groups(args, "1-9"), _b_list(args.b)
-    roots = parse_int_list(args.roots, name="--roots", lo=0) if args.roots is not None else None
+    roots = parse_roots(args.roots) if args.roots is not None else None
     colls, algs, dists = _names(args.collective), _names(args.algorithms), _names(args.dist)
     try:
         report = verify(colls, algs, ps, dists, bs, roots, args.seed,

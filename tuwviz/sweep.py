@@ -10,6 +10,7 @@ commands) and the engines of a running ipyparallel cluster
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -19,8 +20,7 @@ from .collectives import collective
 from .problems import check_int, normalize_distribution
 
 __all__ = ["Backend", "MAX_CASES", "MAX_LIST_VALUES", "check_int", "int_values", "parse_groups",
-           "parse_int_list", "parse_names",
-           "roots_for", "run_metadata"]
+           "parse_int_list", "parse_names", "parse_roots", "roots_for", "run_metadata"]
 
 Backend = Callable[[int, list, Callable], list]
 
@@ -197,23 +197,77 @@ def distributions(names: Iterable[str] | None, collective_name: str | None = Non
     return [normalize_distribution(n) for n in names]
 
 
-def roots_for(collective_name: str, p: int, roots: Iterable[int] | None = None) -> list[int]:
-    """Roots to test: 0, p/2 and p-1 for rooted collectives (just 0 otherwise).
+_RELATIVE_ROOT = re.compile(r"p(?:/2|-(\d+))")
+
+
+def parse_roots(text: str | Iterable) -> list[int | str]:
+    """Parse roots: numbers (``"0,3"``, ranges ``"0-2"``) and roots relative to p,
+    ``p/2`` and ``p-K`` (e.g. ``p-1``, the last rank), which :func:`roots_for` resolves
+    for every p of a sweep.
+
+    Examples
+    --------
+    >>> parse_roots("0,p-1")
+    [0, 'p-1']
+    >>> parse_roots("0-2,p/2")
+    [0, 1, 2, 'p/2']
+    >>> parse_roots("p+1")
+    Traceback (most recent call last):
+    ...
+    ValueError: --roots: 'p+1' is not a root (give numbers, ranges like 0-2, p/2 or p-K)
+    """
+    items = text.split(",") if isinstance(text, str) else list(text)
+    out: list[int | str] = []
+    for item in items:
+        token = item.strip().replace(" ", "") if isinstance(item, str) else item
+        if isinstance(token, str) and "p" in token:
+            if not _RELATIVE_ROOT.fullmatch(token) or token == "p-0":
+                raise ValueError(f"--roots: {token!r} is not a root (give numbers, ranges "
+                                 f"like 0-2, p/2 or p-K)")
+            out.append(token)
+        elif isinstance(token, str):
+            out += parse_int_list(token, name="--roots", lo=0)
+        else:
+            out += int_values("--roots", [token], lo=0)
+    if not out:
+        raise ValueError("--roots: empty selection")
+    return out
+
+
+def roots_for(collective_name: str, p: int, roots: Iterable[int | str] | None = None) -> list[int]:
+    """Roots to test: 0, p/2 and p-1 for rooted collectives (just 0 otherwise); or the
+    given `roots`, numbers or ``p/2`` and ``p-K`` (see :func:`parse_roots`), each once.
 
     Raises
     ------
     ValueError
-        If an explicitly given root is outside ``0..p-1``.
+        If a given root is outside ``0..p-1``.
+
+    Examples
+    --------
+    >>> roots_for("gatherv", 8), roots_for("gatherv", 8, [0, "p-1"]), roots_for("allgather", 8)
+    ([0, 4, 7], [0, 7], [0])
     """
     if not collective(collective_name).rooted:
         return [0]
     if roots is None:
         return sorted({0, p // 2, p - 1})
-    roots = list(roots)
-    for r in roots:
-        if not 0 <= r < p:
-            raise ValueError(f"root {r} out of range 0..{p - 1} for p={p}")
-    return roots
+    out = []
+    for spec in roots:
+        if isinstance(spec, str):
+            k = _RELATIVE_ROOT.fullmatch(spec)
+            if k is None:
+                raise ValueError(f"root {spec!r} is not a number, p/2 or p-K")
+            r = p // 2 if k.group(1) is None else p - int(k.group(1))
+            if not 0 <= r < p:
+                raise ValueError(f"root {spec} = {r} out of range 0..{p - 1} for p={p}")
+        else:
+            r = spec
+            if not 0 <= r < p:
+                raise ValueError(f"root {r} out of range 0..{p - 1} for p={p}")
+        if r not in out:
+            out.append(r)
+    return out
 
 
 def git_commit() -> str:

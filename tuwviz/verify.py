@@ -48,7 +48,8 @@ from .problems import (COMMUTATIVE_OPS, DATATYPES, MAX_COUNT, REDUCTION_TYPES, c
                        INTERGROUP_COLLECTIVES, PAPER_DISTRIBUTIONS, check_buffer, check_int,
                        make_problem, parse_reduction_types)
 from .report import ranges
-from .sweep import MAX_CASES, Backend, distributions, int_values, parse_groups, parse_names, roots_for
+from .sweep import (MAX_CASES, Backend, distributions, int_values, parse_groups, parse_names,
+                    parse_roots, roots_for)
 from .typepairs import NULL_PAIRS, PAIRS, check_pairs, pairs_for
 
 #: What the message of a too-large p says to raise the limit.
@@ -96,7 +97,7 @@ def verify_cases(
     ps: Iterable[int] = range(1, 10),
     dists: Iterable[str] | None = None,
     bs: Iterable[int] = DEFAULT_B,
-    roots: Iterable[int] | None = None,
+    roots: Iterable[int | str] | None = None,
     seed: int = 0,
     types: Iterable[str] | None = None,
     ops: Iterable[str] | None = None,
@@ -114,7 +115,7 @@ def verify_cases(
     ps = sorted(set(int_values("ps", ps, lo=1)))
     bs = int_values("bs", bs, lo=0, hi=MAX_COUNT)
     if roots is not None:
-        roots = int_values("roots", roots, lo=0)
+        roots = parse_roots(roots)  # numbers, or p/2 and p-K resolved per p
     seed = check_int("seed", seed, lo=0)
     reduction_types = parse_reduction_types(parse_names(ops) if ops is not None
                                             else REDUCTION_TYPES)
@@ -493,7 +494,7 @@ def verify(
     ps: Iterable[int] = range(1, 10),
     dists: Iterable[str] | None = None,
     bs: Iterable[int] = DEFAULT_B,
-    roots: Iterable[int] | None = None,
+    roots: Iterable[int | str] | None = None,
     seed: int = 0,
     backend: Backend | None = None,
     progress: bool = False,
@@ -517,8 +518,9 @@ def verify(
         Block-size distributions (default: all).
     bs : iterable of int
         Average block sizes ``b``.
-    roots : iterable of int, optional
-        Roots (default: 0, p/2 and p-1).
+    roots : iterable of int or str, optional
+        Roots (default: 0, p/2 and p-1): numbers, or ``"p/2"`` and ``"p-K"`` resolved for
+        every p (``[0, "p-1"]``: the first and the last rank).
     seed : int
         Seed of the random distributions and data.
     backend : callable, optional
