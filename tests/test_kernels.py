@@ -30,9 +30,14 @@ def test_build_is_cached_and_rebuilt_when_a_source_changes(source_copy):
     stamp = first.stat().st_mtime_ns
     assert kernels.build(source_copy) == first and first.stat().st_mtime_ns == stamp
     c_file = source_copy / "gatherv" / "gatherv_linear.c"
+    objects = set((first.parent / "obj").glob("*.o"))
     c_file.write_text(c_file.read_text() + "\n/* a student's edit */\n")
     second = kernels.build(source_copy)
     assert second != first and second.exists()
+    # one file edited, one file compiled (and the generated registry): not the whole library
+    new_objects = sorted(o.name.rsplit("-", 1)[0] for o in
+                         set((first.parent / "obj").glob("*.o")) - objects)
+    assert new_objects == ["gatherv_linear", second.stem + ".registry"], new_objects
     # an edit that keeps the size, and a new file: the sources' digest is cached per
     # process by file stats, so these must still be seen
     c_file.write_text(c_file.read_text().replace("a student's edit", "a student's EDIT"))

@@ -68,7 +68,7 @@ def sources_dir() -> Path:
 CFLAGS = ["-O2", "-g", "-Wall", "-fPIC", "-shared"]
 #: Version of how :func:`build` compiles (generated files, options beyond CFLAGS); part of
 #: the library's hash, so a change of recipe rebuilds cached libraries.
-BUILD_RECIPE = 2
+BUILD_RECIPE = 3
 
 #: ``TUWVIZ_SANITIZE`` values and the flags they add (a separate library, see
 #: :func:`library_path`, so normal and sanitized builds coexist).
@@ -252,7 +252,8 @@ def loaded_libraries(folder: Path) -> set[Path]:
 def clean_stale(current: Path, keep: int = KEEP_LIBRARIES) -> list[Path]:
     """Remove the libraries of `current`'s variant (``libtuwviz-*.so``, ``libtuwviz-asan-*.so``)
     beyond the `keep` most recently built (`current` among them) that no live process has
-    loaded, with their generated ``.registry.c`` and ``.prototypes.h``; return them.
+    loaded, with their generated ``.registry.c`` and list of objects; return them.  Objects
+    (``obj/``) that no remaining library was linked from go as well.
 
     :func:`build` calls it after each compilation, under the build lock.
     """
@@ -269,12 +270,22 @@ def clean_stale(current: Path, keep: int = KEEP_LIBRARIES) -> list[Path]:
     for lib in sorted(mtimes, key=mtimes.get, reverse=True)[max(keep - 1, 0):]:
         if lib.resolve() in loaded:
             continue
-        for f in (lib, lib.with_suffix(".registry.c"), lib.with_suffix(".prototypes.h")):
-            try:
-                f.unlink()
-            except FileNotFoundError:
-                pass
+        for f in (lib, lib.with_suffix(".registry.c"), lib.with_suffix(".objects")):
+            f.unlink(missing_ok=True)
         removed.append(lib)
+    # what a failed build left (its library never came), and the objects no remaining
+    # library (of any variant) was linked from
+    for f in [*current.parent.glob("*.registry.c"), *current.parent.glob("*.objects"),
+              *current.parent.glob("*.prototypes.h")]:
+        if not f.with_name(f.name.split(".", 1)[0] + ".so").exists():
+            f.unlink(missing_ok=True)
+    objdir = current.parent / "obj"
+    if objdir.is_dir():
+        used = {name for m in current.parent.glob("libtuwviz*.objects")
+                for name in m.read_text().split()}
+        for f in [*objdir.glob("*.o"), *objdir.glob("prototypes-*.h")]:
+            if f.name not in used:
+                f.unlink(missing_ok=True)
     return removed
 
 
@@ -342,18 +353,34 @@ def build(kernels_dir: Path | None = None, mpicc: str | None = None) -> Path:
         started = time.monotonic()
         registry = lib.with_suffix(".registry.c")
         registry.write_text(registry_source(kernels_dir), encoding="utf-8")
-        prototypes = lib.with_suffix(".prototypes.h")
-        prototypes.write_text(prototypes_source(kernels_dir), encoding="utf-8")
-        c_files = [str(s) for d in [kernels_dir, *([ws] if ws else [])]
-                   for s in _sources(d) if s.suffix == ".c"]
-        fd, tmp = tempfile.mkstemp(suffix=".so", dir=lib.parent)
-        os.close(fd)
-        # -z defs: a row naming a function no file defines fails here, not at load time;
+        # named by its content, so that objects compiled with it stay valid across builds
+        protos = prototypes_source(kernels_dir)
+        objdir = lib.parent / "obj"
+        objdir.mkdir(parents=True, exist_ok=True)
+        prototypes = objdir / f"prototypes-{hashlib.sha256(protos.encode()).hexdigest()[:16]}.h"
+        if not prototypes.exists():
+            prototypes.write_text(protos, encoding="utf-8")
+        dirs = [kernels_dir, *([ws] if ws else [])]
+        c_files = [s for d in dirs for s in _sources(d) if s.suffix == ".c"]
         # -include the rows' prototypes: a kernel defined with another signature than its
         # collective's fails at its own file:line, not in a run
-        cmd = [mpicc, *_cflags(), "-Wl,-z,defs", "-I", str(kernels_dir / "include"),
-               *(["-I", str(ws)] if ws else []), "-include", str(prototypes), "-o", tmp,
-               *c_files, str(registry), "-lm"]
+        compile_cmd = [mpicc, *_cflags(), "-I", str(kernels_dir / "include"),
+                       *(["-I", str(ws)] if ws else []), "-include", str(prototypes)]
+        # what every object depends on besides its own source: the command, with the
+        # workspace's path left out (a package kernel compiles the same in every student's
+        # workspace, so grading a folder of them compiles it once), and every header
+        key_cmd = "\0".join(compile_cmd)
+        context = hashlib.sha256((key_cmd.replace(str(ws), "<workspace>") if ws else key_cmd)
+                                 .encode())
+        for d, mark in zip(dirs, ("", "workspace:")):
+            for h in (s for s in _sources(d) if s.suffix == ".h"):
+                context.update(f"{mark}{h.relative_to(d)}".encode() + b"\0" + h.read_bytes())
+        objects = _compile_objects(compile_cmd, [*c_files, registry], context.hexdigest(),
+                                   objdir)
+        fd, tmp = tempfile.mkstemp(suffix=".so", dir=lib.parent)
+        os.close(fd)
+        # -z defs: a row naming a function no file defines fails here, not at load time
+        cmd = [mpicc, *_cflags(), "-Wl,-z,defs", "-o", tmp, *map(str, objects), "-lm"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             if os.path.exists(tmp):
@@ -362,12 +389,57 @@ def build(kernels_dir: Path | None = None, mpicc: str | None = None) -> Path:
                 f"C kernels failed to compile ({mpicc}):\n{proc.stderr.strip() or proc.stdout}"
                 + _undefined_hint(proc.stderr, kernels_dir)
             )
+        lib.with_suffix(".objects").write_text(
+            "".join(f"{f.name}\n" for f in [*objects, prototypes]))
         os.replace(tmp, lib)  # atomic: nobody ever loads a half-written library
         clean_stale(lib)
         if announce:
             print(f"compiled C kernels in {time.monotonic() - started:.1f} s", file=sys.stderr,
                   flush=True)
     return lib
+
+
+def _compile_objects(compile_cmd: list[str], c_files: list[Path], context: str,
+                     objdir: Path) -> list[Path]:
+    """Compile each of `c_files` to an object in `objdir` unless one is cached; return them.
+
+    An object is named by a hash of `context` (the compiler command and every header) and
+    its source's path and content, so editing one kernel recompiles that one file (a
+    second, not a whole build) and editing a header recompiles all.  Files compile in
+    parallel, one per core.  Called under :func:`build`'s lock.
+
+    Raises
+    ------
+    KernelBuildError
+        Naming every file that failed, with the compiler's ``file:line:`` output.
+    """
+    objects, todo = [], []
+    for c in c_files:
+        key = hashlib.sha256(f"{context}\0{c}\0".encode() + c.read_bytes())
+        obj = objdir / f"{c.stem}-{key.hexdigest()[:16]}.o"
+        objects.append(obj)
+        if not obj.exists():
+            todo.append((c, obj))
+
+    def compile_one(job: tuple[Path, Path]) -> str:
+        c, obj = job
+        tmp = obj.with_name(f"{obj.name}.{os.getpid()}.tmp")
+        proc = subprocess.run([*compile_cmd, "-c", "-o", str(tmp), str(c)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            tmp.unlink(missing_ok=True)
+            return proc.stderr.strip() or proc.stdout.strip() or f"{c}: compiler failed"
+        os.replace(tmp, obj)  # atomic: a half-written object is never taken as cached
+        return ""
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+        errors = [e for e in pool.map(compile_one, todo) if e]
+    if errors:
+        raise KernelBuildError(f"C kernels failed to compile ({compile_cmd[0]}):\n"
+                               + "\n".join(errors))
+    return objects
 
 
 #: Environment variables an MPI launcher sets in each rank (MPICH's Hydra, PMIx, Open MPI).
