@@ -51,7 +51,7 @@ def test_heavy_yield_is_on_for_oversubscribed_measurements_only(monkeypatch):
 
 def test_ranks_ask_for_the_thread_level_they_need(monkeypatch):
     # mpi4py's default, MPI_THREAD_MULTIPLE, makes MPICH lock around every call; but
-    # MPICH's heavy yield happens inside that lock, so oversubscribed measurements keep it
+    # MPICH yields inside that lock, so oversubscribed runs keep it
     monkeypatch.delenv("MPI4PY_RC_THREAD_LEVEL", raising=False)
     monkeypatch.delenv("MPIR_CVAR_ENABLE_HEAVY_YIELD", raising=False)
     assert {h["thread_level"] for h in run_mpiexec(2, CASES)} == {THREAD_LEVEL} == {"funneled"}
@@ -59,6 +59,9 @@ def test_ranks_ask_for_the_thread_level_they_need(monkeypatch):
     measure = [{**CASES[0], "mode": "measure", "reps": 2, "warmup": 0}]
     hellos = run_mpiexec(n, measure)
     assert {(h["heavy_yield"], h["thread_level"]) for h in hellos} == {("1", "multiple")}
+    # oversubscribed and not timed: no heavy yield, but the lock's yield still helps
+    hellos = run_mpiexec(n, CASES)
+    assert {(h["heavy_yield"], h["thread_level"]) for h in hellos} == {("0", "multiple")}
     monkeypatch.setenv("MPIR_CVAR_ENABLE_HEAVY_YIELD", "1")  # the user's heavy yield
     assert {h["thread_level"] for h in run_mpiexec(2, CASES)} == {"multiple"}
     monkeypatch.setenv("MPI4PY_RC_THREAD_LEVEL", "serialized")  # the user's choice wins

@@ -47,6 +47,10 @@ PROFILES_DIR = Path(os.environ.get("TUWVIZ_PROFILES", Path(__file__).resolve().p
 
 #: Seconds the other ranks get to finish after one rank failed before engines are stopped.
 FAILURE_GRACE = 3.0
+#: Verify cases handed to the engines in one call.  A call costs a round trip of 90-170 ms,
+#: more than most verify cases take, so they go in batches; timed cases (bench, calibrate)
+#: go one per call, so their rows are saved as each one ends.
+BATCH = 64
 
 
 def free_cores() -> int:
@@ -80,6 +84,25 @@ def _engine_run_case(case):
     from tuwviz.runner import run_case
 
     return run_case(MPI.COMM_WORLD, case)
+
+
+def _engine_run_cases(cases, first):
+    """Run `cases` (numbered from `first`) one after the other; rank 0 returns the results.
+
+    Before each case every rank publishes its number, rank 0 also the results so far
+    (ipyparallel's datapub): if a rank dies or raises inside the batch, the driver still
+    names the case and keeps the results before it."""
+    from ipyparallel.datapub import publish_data
+    from mpi4py import MPI
+
+    from tuwviz.runner import run_case
+
+    results = []
+    for i, case in enumerate(cases):
+        publish_data({"at": first + i, "results": results} if MPI.COMM_WORLD.rank == 0
+                     else {"at": first + i})
+        results.append(run_case(MPI.COMM_WORLD, case))
+    return results
 
 
 def _started_here(since: float) -> list:
@@ -145,6 +168,7 @@ class LocalCluster:
         self._engines: list[int] = []  # engine ids, in MPI rank order
         self._infos: list[dict] = []
         self._broken = False
+        self._published: list = []  # the last call's AsyncResults, for _progress
 
     # -- life cycle ------------------------------------------------------------------------
     def start(self) -> "LocalCluster":
@@ -335,6 +359,7 @@ class LocalCluster:
         self._raise_if_dead()
         try:
             pending = [self._client[e].apply_async(func, *args) for e in self._engines]
+            self._published = pending  # what a failed batch announced: see _progress
         except (IndexError, ipp.error.NoEnginesRegistered):
             # an engine unregistered between two calls: it died while idle
             self._raise_if_dead(wait=5.0)
@@ -437,14 +462,40 @@ class LocalCluster:
             on_start(self.rank_infos(nranks))
         from .launch import describe_case
 
-        for i, case in enumerate(cases):
+        i = 0
+        while i < len(cases):
+            n = 1
+            while (n < BATCH and i + n < len(cases)
+                   and cases[i]["mode"] == cases[i + n]["mode"] == "verify"):
+                n += 1
             try:
-                result = self.apply(_engine_run_case, case)[0]
+                results = self.apply(_engine_run_cases, cases[i:i + n], i)[0]
             except RankFailure as exc:  # say which case it was, as mpiexec runs do
-                exc.case = exc.case or describe_case(case, i, len(cases))
+                at, results = self._progress(i)
+                if on_result is not None:  # the batch's cases before it stay reported
+                    for j, result in enumerate(results):
+                        on_result(i + j, cases[i + j], result)
+                exc.case = exc.case or describe_case(cases[at], at, len(cases))
                 raise
             if on_result is not None:
-                on_result(i, case, result)
+                for j, result in enumerate(results):
+                    on_result(i + j, cases[i + j], result)
+            i += n
+
+    def _progress(self, first: int) -> tuple[int, list]:
+        """After a failed batch that began with case `first`: the case that was running
+        and the results of the batch's cases before it (as rank 0 announced them)."""
+        time.sleep(0.2)  # announcements travel apart from replies: let the last ones land
+        data = []
+        for ar in self._published:
+            try:
+                data.append(ar.data or {})
+            except AttributeError:  # nothing arrived from this engine
+                data.append({})
+        # rank 0 takes part in every case; ranks outside a case's p run ahead of it
+        if data and "at" in data[0]:
+            return data[0]["at"], data[0].get("results", [])
+        return min([d["at"] for d in data if "at" in d] or [first]), []
 
     def verify(self, collectives=None, algorithms=None, **kwargs):
         """:func:`tuwviz.verify.verify` on the engines (p defaults to 1..n)."""

@@ -152,13 +152,14 @@ def loopback_env() -> dict[str, str]:
             "OMPI_MCA_btl_tcp_if_include": "lo", "OMPI_MCA_oob_tcp_if_include": "lo"}
 
 
-#: MPI thread level the ranks ask for (mpi4py's ``MPI4PY_RC_THREAD_LEVEL``) when MPICH's
-#: heavy yield is off: only the main thread of a rank or engine calls MPI.  mpi4py's
+#: MPI thread level the ranks ask for (mpi4py's ``MPI4PY_RC_THREAD_LEVEL``) when they are
+#: no more than the cores: only the main thread of a rank or engine calls MPI.  mpi4py's
 #: default, "multiple", makes MPICH lock around every call: about 0.4-0.8 µs more per
-#: small collective at 2 ranks, the library's Gather 1.4-1.5x OSU's up to 4 KB.  With
-#: heavy yield on (oversubscribed measurements) the ranks keep "multiple": MPICH yields
-#: the CPU inside that lock, and without it 8 ranks on 2 cores wait out whole scheduler
-#: time slices (4 ms per Gather of 1 int instead of 0.7 ms).
+#: small collective at 2 ranks, the library's Gather 1.4-1.5x OSU's up to 4 KB.  More
+#: ranks than cores keep "multiple": MPICH yields the CPU inside that lock, and without it
+#: 8 ranks on 2 cores wait out whole scheduler time slices (4 ms per Gather of 1 int
+#: instead of 0.7 ms with heavy yield; a verify sweep of 264 cases at p = 8 takes 17 s
+#: instead of 7 s without).
 THREAD_LEVEL = "funneled"
 
 
@@ -170,8 +171,9 @@ def mpi_env(nranks: int, heavy_yield: bool | None = None, timed: bool = True) ->
     default it is turned on exactly when a `timed` run is oversubscribed (and left alone if
     the user set it).  Runs that time nothing (verify, trace) leave it off: on 2 cores
     they finish about twice as fast with 9 or 17 ranks.  Results record the value used.
-    Without heavy yield the ranks ask MPI for :data:`THREAD_LEVEL`, with it for
-    ``multiple`` (unless the user set ``MPI4PY_RC_THREAD_LEVEL``); they report the level.
+    Ranks no more than the cores and without heavy yield ask MPI for :data:`THREAD_LEVEL`,
+    others for ``multiple`` (unless the user set ``MPI4PY_RC_THREAD_LEVEL``); they report
+    the level.
 
     Examples
     --------
@@ -187,7 +189,9 @@ def mpi_env(nranks: int, heavy_yield: bool | None = None, timed: bool = True) ->
             heavy_yield = timed and nranks > (os.cpu_count() or 1)
         env["MPIR_CVAR_ENABLE_HEAVY_YIELD"] = "1" if heavy_yield else "0"
     if "MPI4PY_RC_THREAD_LEVEL" not in os.environ:
-        env["MPI4PY_RC_THREAD_LEVEL"] = "multiple" if heavy_yield else THREAD_LEVEL
+        oversubscribed = nranks > (os.cpu_count() or 1)
+        env["MPI4PY_RC_THREAD_LEVEL"] = ("multiple" if heavy_yield or oversubscribed
+                                         else THREAD_LEVEL)
     return env
 
 
