@@ -66,3 +66,29 @@ def test_ranks_ask_for_the_thread_level_they_need(monkeypatch):
     assert {h["thread_level"] for h in run_mpiexec(2, CASES)} == {"multiple"}
     monkeypatch.setenv("MPI4PY_RC_THREAD_LEVEL", "serialized")  # the user's choice wins
     assert {h["thread_level"] for h in run_mpiexec(2, CASES)} == {"serialized"}
+
+
+def test_ranks_that_ended_well_are_told_from_others_before_they_are_reaped():
+    # a job is over once every rank ended with status 0, even before mpiexec reaps them
+    import subprocess
+    import sys
+    import time
+
+    from tuwviz.launch import _ranks_exited
+
+    procs = {code: subprocess.Popen([sys.executable, "-c", f"raise SystemExit({code})"])
+             for code in (0, 3)}
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        for proc in procs.values():  # zombies: ended, not reaped (no wait() yet)
+            while open(f"/proc/{proc.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+                time.sleep(0.01)
+        assert _ranks_exited([procs[0].pid])
+        assert not _ranks_exited([procs[0].pid, procs[3].pid])  # one ended with code 3
+        assert not _ranks_exited([procs[0].pid, running.pid])
+        assert not _ranks_exited([])
+    finally:
+        running.kill()
+        for proc in [*procs.values(), running]:
+            proc.wait()
+    assert _ranks_exited([procs[0].pid])  # reaped: gone, its launcher reports how it ended

@@ -269,11 +269,15 @@ class LocalCluster:
             cluster, self._cluster = self._cluster, None
             # engines stopped half-started have not reported their MPICH segments: look
             segments = set(self._local_segments())
-            for launcher in list(cluster.engines.values()):
-                if getattr(launcher, "pid", None):
-                    segments.update(reaper.tree_segments(launcher.pid))
+            launchers = [l.pid for l in list(cluster.engines.values()) if getattr(l, "pid", None)]
+            for pid in launchers:
+                segments.update(reaper.tree_segments(pid))
             try:
                 self._watch.forget(release=True)
+                # idle engines owe nothing: ended at once with their mpiexec, the job ends
+                # in moments, where mpiexec's SIGTERM takes 3-4 s for the engines' orderly
+                # shutdown, then mpiexec.gforker reaps about one engine a second (8: 5 s)
+                _end_processes(launchers, grace=0.0)
                 cluster.stop_cluster_sync()
             finally:
                 if self._client is not None:
@@ -304,7 +308,8 @@ class LocalCluster:
         _end_processes([i["pid"] for i in self._infos if i.get("host") == socket.gethostname()])
         reaper.release_segments(self._local_segments())
         self._broken = True
-        # wait until the controller has seen them go, or a restart would count them
+        # wait until the controller has seen them go, or a restart would count them (their
+        # orderly shutdown unregisters them; killed ones would be seen after 30 s)
         t0 = time.monotonic()
         while self._client.ids and time.monotonic() - t0 < 30:
             time.sleep(0.1)
@@ -542,7 +547,8 @@ class LocalCluster:
 
 
 def _end_processes(pids: list[int], grace: float = 3.0) -> None:
-    """Make sure the engine processes `pids` (and their nannies) are gone."""
+    """Make sure the processes `pids` and their descendants (an engine's nanny; an
+    mpiexec's engines) are gone: those still there after `grace` seconds are killed."""
     import psutil
 
     procs = []

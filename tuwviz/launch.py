@@ -305,6 +305,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     reporters: set[int] = set()  # ranks that reported an error (then abort)
     finished = 0  # cases run strictly in order: the first one without a result was running
     dead_since = None
+    cut_short = False  # mpiexec ended by us once every rank had ended well
     try:
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
@@ -316,7 +317,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
         partial = b""
         while True:
             if not lines and partial is not None:
-                if sel.select(timeout=0.5):
+                if sel.select(timeout=0.05 if done else 0.5):
                     chunk = os.read(proc.stdout.fileno(), 1 << 16)
                     if chunk:
                         *complete, partial = (partial + chunk).split(b"\n")
@@ -327,6 +328,13 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
             elif not lines:
                 break
             if not lines:
+                if done and _ranks_exited([h.get("pid") for h in hellos.values()]):
+                    # every rank ended well: mpiexec.gforker has nothing left to do, but
+                    # may take up to 2 s to notice (one launch in four did)
+                    _signal_group(proc, signal.SIGKILL)
+                    proc.wait()
+                    cut_short = True
+                    break
                 if watch.dead():
                     # end the job, but read what the ranks wrote before: a rank that raised
                     # reports its error, then aborts, and the others die after it; the
@@ -410,7 +418,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                              cases, finished)
         text = f"rank {error['rank']} raised {error['type']}: {error['message']}"
         raise _with_case(RankFailure(text, rank=error["rank"]), cases, finished)
-    if proc.returncode != 0 or not done:
+    if not done or (proc.returncode != 0 and not cut_short):
         tail = " | ".join(l.strip() for l in out.text().strip().splitlines()[-5:])
         raise TuwvizError(f"mpiexec failed with exit code {proc.returncode}: {tail}")
     return [hellos[r] for r in sorted(hellos)]
@@ -613,6 +621,22 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> None:
         os.killpg(proc.pid, sig)
     except ProcessLookupError:
         pass
+
+
+def _ranks_exited(pids: list) -> bool:
+    """Whether every rank process in `pids` has exited with status 0 (reaped by mpiexec,
+    or a zombie waiting for it: Linux gives a zombie's status in ``/proc/PID/stat``)."""
+    if not pids or None in pids:
+        return False
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # reaped: mpiexec saw it end, and says so if it ended badly
+        if fields[0] != "Z" or len(fields) < 50 or fields[49] != "0":
+            return False  # still running, or ended with a signal or an exit code
+    return True
 
 
 def _kill(proc: subprocess.Popen) -> None:

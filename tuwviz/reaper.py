@@ -33,6 +33,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 __all__ = ["watch", "forget", "remove_on_exit", "keep", "reaper_pid", "end_processes",
            "mapped_files", "mapped_segments", "mpich_segments", "unmapped_segments", "job_segments", "tree_segments", "track_segments", "release_segments"]
@@ -227,13 +228,35 @@ def end_processes(procs: list, grace: float = GRACE, terminate: bool = True) -> 
             proc.terminate()
         except psutil.Error:
             pass
-    _, alive = psutil.wait_procs(procs, timeout=grace)
+    alive = _wait_ended(procs, grace)
     for proc in alive:
         try:
             proc.kill()
         except psutil.Error:
             pass
-    psutil.wait_procs(alive, timeout=grace)
+    _wait_ended(alive, max(grace, 5.0))  # killed: ended in moments
+
+
+def _wait_ended(procs: list, timeout: float) -> list:
+    """Wait up to `timeout` s for `procs` to end; return those still running.
+
+    A zombie has ended: MPICH's ``hydra_pmi_proxy`` reaps its ranks about one per second,
+    and waiting for that made stopping 8 engines take 5 s.
+    """
+    import psutil
+
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = []
+        for proc in procs:
+            try:
+                if proc.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(proc)
+            except psutil.Error:
+                pass
+        if not alive or time.monotonic() >= deadline:
+            return alive
+        time.sleep(0.05)
 
 
 def _terminate(known: dict[int, float]) -> None:
