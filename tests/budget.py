@@ -191,10 +191,14 @@ def _budget_path() -> Path:
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
+    config._tuwviz_limits = {}
     try:
-        config._tuwviz_over = over_budget(_rows, read_budget(_budget_path()), tier(config))
+        budget = read_budget(_budget_path())
     except (OSError, ValueError) as exc:
         config._tuwviz_over = [f"the budget could not be read: {exc}"]
+    else:
+        config._tuwviz_over = over_budget(_rows, budget, tier(config))
+        config._tuwviz_limits = {b.count: b.limit for b in budget if b.tier == tier(config)}
     # only a run that did not stop early is held to it (an interrupted run counts less)
     if config._tuwviz_over and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -220,10 +224,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     _write(tr, kind_table(), "kind")
     run_tier = tier(config)
     tr.write_sep("-", f"counts of this run against {_budget_path().name} ({run_tier} tier)")
-    try:
-        limits = {b.count: b.limit for b in read_budget(_budget_path()) if b.tier == run_tier}
-    except (OSError, ValueError):
-        limits = {}
+    limits = getattr(config, "_tuwviz_limits", {})
     for name, (_, what) in COUNTS.items():
         total = sum(r[name] for r in _rows)
         limit = f"{limits[name]:>8,}" if name in limits else "  (none)"

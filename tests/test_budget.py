@@ -44,24 +44,16 @@ def test_a_malformed_budget_line_is_named(tmp_path):
         read_budget(path)
 
 
-def test_over_budget_names_the_count_and_the_module_adding_most():
+def test_over_budget_names_the_count_and_the_module_adding_most(tmp_path):
     rows = [{"module": "a.py", "launches": 3}, {"module": "b.py", "launches": 5},
             {"module": "a.py", "launches": 1}]
-    (line,) = read_budget_text("quick launches 8 eight is plenty\nfull launches 9 more\n")
+    path = tmp_path / "budget.txt"
+    path.write_text("quick launches 8 eight is plenty\nfull launches 9 more\n")
+    (line,) = [b for b in read_budget(path) if b.tier == "quick"]
     assert over_budget(rows, [line], "quick") == [
         "launches: 9 in the quick tier, over its budget of 8 (eight is plenty); "
         "most from b.py (5)"]
     assert over_budget(rows, [line], "full") == []  # the line is the quick tier's
-
-
-def read_budget_text(text: str):
-    import tempfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "budget.txt"
-        path.write_text(text)
-        return [b for b in read_budget(path) if b.tier == "quick"]
 
 
 def _session(tmp_path, limit: int) -> subprocess.CompletedProcess:

@@ -134,13 +134,13 @@ IN_LAB_QUICK = START
 
 @pytest.mark.timeout(hang_guard(3600))  # the per-cell guard below fires first, naming the cell
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs(path, tmp_path, notebook_env, request):
+def test_notebook_runs(path, tmp_path, request):
     in_lab = path.name == IN_LAB_QUICK or full_tier(request.config)
     if in_lab:
         lab = request.getfixturevalue("lab")
         marker, workdir = lab.marker, lab.root / "notebooks"
     else:
-        marker, workdir = notebook_env, tmp_path / "notebooks"
+        marker, workdir = request.getfixturevalue("notebook_env"), tmp_path / "notebooks"
         shutil.copytree(path.parent, workdir,
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "results"))
     record_launch("notebook", 1)  # counted by tests/budget.py

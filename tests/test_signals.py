@@ -267,8 +267,8 @@ def test_a_stopped_rank_is_named_within_the_limit(tmp_path, monkeypatch):
     from tuwviz.errors import RankFailure
 
     # the silent limit (30 s) shortened for this test: a live rank beats every second, so
-    # 10 s (scaled) of silence is still far from what load delays a heartbeat by
-    monkeypatch.setattr(launch, "SILENT_LIMIT", hang_guard(10))
+    # 6 s (scaled) of silence is still far from what load delays a heartbeat by
+    monkeypatch.setattr(launch, "SILENT_LIMIT", hang_guard(6))
 
     stopped = {}
 

@@ -502,6 +502,7 @@ def cmd_list(args) -> int:
 
     colls = _names(args.collective)
     wanted = None if colls is None else {collective(c).name for c in colls}  # unknown: raises
+    listed = [a for a in algorithms() if wanted is None or a.collective in wanted]
     rows = [
         {"collective": a.collective, "algorithm": a.name,
          "model": "yes" if a.model else "-",
@@ -510,8 +511,7 @@ def cmd_list(args) -> int:
          "in_place": "yes" if a.in_place else "-",
          "parameters": ", ".join(q.name for q in a.params) or "-",
          "description": a.description}
-        for a in algorithms()
-        if wanted is None or a.collective in wanted
+        for a in listed
     ]
     used = {q.name: q for r in load_table() for q in r.params
             if wanted is None or r.collective in wanted}
@@ -520,14 +520,13 @@ def cmd_list(args) -> int:
                          "default": q.default, "min": q.min, "max": q.max, "above": q.above,
                          "choices": list(q.choices), "help": q.help, "c_setter": q.setter}
                 for q in used.values()}
-        notes = {(a.collective, a.name): a.note for a in algorithms()}
-        for r in rows:  # the full definitions, not just names
+        for r, a in zip(rows, listed):  # the full definitions, not just names
             r["parameters"] = [spec[n] for n in r["parameters"].split(", ") if n in spec]
-            r["note"] = notes[(r["collective"], r["algorithm"])]
+            r["note"] = a.note
         print(json.dumps(rows, indent=2))
         return 0
     print(text_table(rows))
-    notes = [a for a in algorithms() if a.note and (wanted is None or a.collective in wanted)]
+    notes = [a for a in listed if a.note]
     if notes:
         print("\nnotes:")
         for a in notes:

@@ -446,6 +446,14 @@ def _value(x) -> int | float | str:
     return int(x)
 
 
+def _differing_elements(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Indices of the elements whose bytes differ between arrays `a` and `b` (one dtype):
+    bit for bit, so NaN patterns and stray partial writes count."""
+    item = a.itemsize
+    return np.nonzero((a.view(np.uint8).reshape(-1, item)
+                       != b.view(np.uint8).reshape(-1, item)).any(axis=1))[0]
+
+
 def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers,
               data: str = "small") -> dict | None:
     """Where `got`'s output differs from the library's, in elements and blocks (or None).
@@ -454,14 +462,12 @@ def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers,
     sums of random doubles (`data` ``"random"``) within
     :data:`~tuwviz.problems.RANDOM_SUM_TOLERANCE` of the library's.
     """
-    item = ref.recv.itemsize
-    a, b = ref.recv.view(np.uint8).reshape(-1, item), got.recv.view(np.uint8).reshape(-1, item)
     if data == "random" and problem.op in ("sum", "user_sum"):
         p = problem.p
         tol = 2 * (p - 1) * p * 2.0**-53
         bad = np.nonzero(~(np.abs(got.recv - ref.recv) <= tol))[0]  # NaN counts as bad
     else:
-        bad = np.nonzero((a != b).any(axis=1))[0]
+        bad = _differing_elements(ref.recv, got.recv)
     if not bad.size:
         return None
     blocks = [blk for blk in _blocks(problem, rank, got) if blk[2] > 0]
@@ -471,7 +477,7 @@ def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers,
     owner, start, _ = blocks[where[0]]
     return {"rank": rank, "block": owner, "element": i - start, "index": i,
             "expected": _value(ref.recv[i]), "got": _value(got.recv[i]),
-            "never_written": bool((b[i] == FILL).all()),
+            "never_written": bool((got.recv[i:i + 1].view(np.uint8) == FILL).all()),
             "differing_elements": int(bad.size), "elements": int(ref.recv.size),
             "blocks": sorted({blocks[k][0] for k in set(where.tolist())} - {None}),
             "datatype": problem.datatype}
@@ -493,9 +499,7 @@ def _disagreement(comm, problem: Problem, got: Buffers) -> dict | None:
     first = comm.bcast(got.recv if comm.rank == 0 else None, root=0)
     if digests[comm.rank] == digests[0]:
         return None
-    item = got.recv.itemsize
-    bad = np.nonzero((first.view(np.uint8).reshape(-1, item)
-                      != got.recv.view(np.uint8).reshape(-1, item)).any(axis=1))[0]
+    bad = _differing_elements(first, got.recv)
     i = int(bad[0])
     return {"rank": comm.rank, "block": None, "element": i, "index": i,
             "expected": _value(first[i]), "got": _value(got.recv[i]), "never_written": False,

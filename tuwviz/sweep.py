@@ -259,12 +259,11 @@ def roots_for(collective_name: str, p: int, roots: Iterable[int | str] | None = 
             if k is None:
                 raise ValueError(f"root {spec!r} is not a number, p/2 or p-K")
             r = p // 2 if k.group(1) is None else p - int(k.group(1))
-            if not 0 <= r < p:
-                raise ValueError(f"root {spec} = {r} out of range 0..{p - 1} for p={p}")
         else:
             r = spec
-            if not 0 <= r < p:
-                raise ValueError(f"root {r} out of range 0..{p - 1} for p={p}")
+        if not 0 <= r < p:
+            named = f"{spec} = {r}" if isinstance(spec, str) else str(r)
+            raise ValueError(f"root {named} out of range 0..{p - 1} for p={p}")
         if r not in out:
             out.append(r)
     return out
