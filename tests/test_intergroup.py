@@ -243,7 +243,10 @@ MODELLED = [("allgather", "root_gathering"), ("allgather", "segmented"),
 # group of 8 or more processes (12,288 bytes or more: tuw_bcast_library)
 TRACE_SWEEPS = {
     "quick": [([(1, 1), (6, 2), (2, 6), (8, 3)], ("regular", "qiaok"), ((0, 0), (7, 2))),
-              ([(9, 3), (8, 8)], ("regular", "arithmetic"), ((400, 1100),))],
+              # the large broadcast into a group of 9, first and second: 3 x 1100 ints
+              # (13,200 bytes); 12 ranks, not (8, 8)'s 16 (the full sweep has that)
+              ([(9, 3)], ("regular", "arithmetic"), ((400, 1100),)),
+              ([(3, 9)], ("regular", "arithmetic"), ((1100, 400),))],
     "full": [(_full_groups(), ("regular", "arithmetic", "qiaok"),
               ((0, 0), (3, 3), (7, 2), (2, 9))),
              ([(9, 3), (3, 9), (8, 8), (13, 4)], ("regular", "arithmetic", "qiaok"),
