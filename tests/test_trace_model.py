@@ -153,3 +153,11 @@ def test_the_circulant_allreduce_traces_the_butterfly_where_order_matters():
         for rank in range(pr.p):
             assert [(e["dir"], e["peer"], e["bytes"]) for e in events[rank]] == \
                 sched.messages(rank), f"{pr.label()} rank {rank}"
+
+
+def test_trace_takes_one_algorithm_or_one_per_problem():
+    from tuwviz.trace import trace
+
+    pr = make_problem("gather", 3, "same", 1)
+    with pytest.raises(ValueError, match="2 algorithms for 1 problems: give one, or one per"):
+        trace([pr], ["binomial", "divide_conquer"])

@@ -12,10 +12,16 @@ Examples
 >>> (events,) = trace([make_problem("gather", 4, "same", 10, root=2)], "binomial")
 >>> len(events), sorted({e["dir"] for rank in events for e in rank})
 (4, ['recv', 'send'])
+
+Several algorithms in one run, one per problem:
+
+>>> pr = make_problem("gather", 3, "same", 1)
+>>> [len(ev) for ev in trace([pr, pr], ["binomial", "divide_conquer"])]
+[3, 3]
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from .problems import Problem
 from .sweep import Backend
@@ -23,7 +29,8 @@ from .sweep import Backend
 __all__ = ["trace"]
 
 
-def trace(problems: Iterable[Problem], algorithm: str, params: dict | None = None,
+def trace(problems: Iterable[Problem], algorithm: str | Sequence[str],
+          params: dict | None = None,
           backend: Backend | None = None,
           stall_limit: float | None = None) -> list[list[list[dict]]]:
     """Run `algorithm` once per problem with tracing on; events per problem, per rank.
@@ -32,8 +39,9 @@ def trace(problems: Iterable[Problem], algorithm: str, params: dict | None = Non
     ----------
     problems : iterable of Problem
         The problems (any p up to the machine's rank limit; one mpiexec run for all).
-    algorithm : str
-        A registered algorithm (or a workspace's, while ``TUWVIZ_WORKSPACE`` is set).
+    algorithm : str or sequence of str
+        A registered algorithm (or a workspace's, while ``TUWVIZ_WORKSPACE`` is set), or
+        one per problem: many algorithms, still one run.
     params : dict, optional
         Its tuning parameters (:mod:`tuwviz.params`).
     backend : callable, optional
@@ -54,10 +62,14 @@ def trace(problems: Iterable[Problem], algorithm: str, params: dict | None = Non
     from .launch import mpiexec_backend
 
     problems = list(problems)
+    algs = [algorithm] * len(problems) if isinstance(algorithm, str) else list(algorithm)
+    if len(algs) != len(problems):
+        raise ValueError(f"{len(algs)} algorithms for {len(problems)} problems: give one, "
+                         f"or one per problem")
     if not problems:
         return []
-    cases = [{"mode": "trace", "problem": pr.to_dict(), "algorithm": algorithm,
-              "params": params or {}} for pr in problems]
+    cases = [{"mode": "trace", "problem": pr.to_dict(), "algorithm": alg,
+              "params": params or {}} for pr, alg in zip(problems, algs)]
     found: dict[int, list] = {}
 
     def on_result(i, case, events):
