@@ -84,14 +84,22 @@ COLLECTIVES = ("gather", "gatherv", "scatter", "scatterv", "allgather", "allgath
 REDUCTIONS = ("allreduce", "reduce", "reduce_scatter_block", "reduce_scatter")
 
 
-def pairs_for(collective_name: str, inter: bool = False) -> tuple[str, ...]:
+def pairs_for(collective_name: str, inter: bool = False,
+              in_place: bool = True) -> tuple[str, ...]:
     """The datatype pairs that apply to a collective ("same", "in-place" and the null pairs
-    for reductions; "same" and "null" on two groups, where MPI has no MPI_IN_PLACE)."""
+    for reductions; "same" and "null" on two groups, where MPI has no MPI_IN_PLACE), for an
+    algorithm that takes MPI_IN_PLACE (`in_place`; else without ``null-in-place``).
+
+    >>> pairs_for("allreduce"), pairs_for("allreduce", in_place=False)[-1]
+    (('same', 'in-place', 'null', 'null-in-place'), 'null')
+    """
     if inter:
         return ("same", "null")
     if collective_name in COLLECTIVES:
-        return PAIRS
-    return ("same", "in-place", *NULL_PAIRS) if collective_name in REDUCTIONS else ("same",)
+        pairs = PAIRS
+    else:
+        pairs = ("same", "in-place", *NULL_PAIRS) if collective_name in REDUCTIONS else ("same",)
+    return pairs if in_place else tuple(t for t in pairs if t != "null-in-place")
 
 
 def check_pairs(names) -> list[str]:

@@ -159,7 +159,9 @@ def verify_cases(
     for p in ps:
         for coll, alg in pairs:
             dlist = distributions(dists, coll)
-            wanted = [t for t in pairs_for(coll) if types is None or t in types]
+            in_place = kernels.find_algorithm(coll, alg).in_place
+            wanted = [t for t in pairs_for(coll, in_place=in_place)
+                      if types is None or t in types]
             # reductions: every (datatype, operator); the others move ints
             dt_ops = (reduction_types if collective(coll).reduction
                       else [("int", "sum", "small")])
@@ -182,15 +184,11 @@ def verify_cases(
             for root in (roots_for(coll, p, roots) if others else ()):
                 for params in verify_variants(coll, alg, p):
                     for k, pair in enumerate(others):
-                        if pair == "null-in-place" and not kernels.find_algorithm(coll, alg).in_place:
-                            continue
-                        # one case per pair; the distributions take turns over p, root, pair
-                        dist = dlist[(k + p + root) % len(dlist)]
                         if pair in NULL_PAIRS:  # the zero-size call: every count 0
                             pr = make_problem(coll, p, "same", 0, root=root, seed=seed)
-                        else:
-                            pr = make_problem(coll, p, dist, max(bs), root=root, seed=seed,
-                                              datatype="int")
+                        else:  # one case per pair; distributions take turns over p, root, pair
+                            pr = make_problem(coll, p, dlist[(k + p + root) % len(dlist)],
+                                              max(bs), root=root, seed=seed, datatype="int")
                         check_buffer(pr)
                         add(verify_case(pr, alg, seed, params, pair))
     return cases
