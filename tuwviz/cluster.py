@@ -168,7 +168,6 @@ class LocalCluster:
         self._engines: list[int] = []  # engine ids, in MPI rank order
         self._infos: list[dict] = []
         self._broken = False
-        self._published: list = []  # the last call's AsyncResults, for _progress
 
     # -- life cycle ------------------------------------------------------------------------
     def start(self) -> "LocalCluster":
@@ -358,19 +357,21 @@ class LocalCluster:
 
         `func` runs on all ranks together, so it may use ``MPI.COMM_WORLD`` collectively.
         """
+        return self._wait(self._submit(func, *args), timeout)
+
+    def _submit(self, func: Callable, *args) -> list:
+        """Start ``func(*args)`` on every engine; its AsyncResults in MPI rank order."""
         import ipyparallel as ipp
 
         self._ensure()
         self._raise_if_dead()
         try:
-            pending = [self._client[e].apply_async(func, *args) for e in self._engines]
-            self._published = pending  # what a failed batch announced: see _progress
+            return [self._client[e].apply_async(func, *args) for e in self._engines]
         except (IndexError, ipp.error.NoEnginesRegistered):
             # an engine unregistered between two calls: it died while idle
             self._raise_if_dead(wait=5.0)
             self._stop_engines()
             raise RankFailure("an engine vanished; engines stopped (the next call restarts them)")
-        return self._wait(pending, timeout)
 
     def _raise_if_dead(self, wait: float = 0.0) -> None:
         """Raise RankFailure naming the first rank that died, if one did (waits up to `wait` s)."""
@@ -473,34 +474,20 @@ class LocalCluster:
             while (n < BATCH and i + n < len(cases)
                    and cases[i]["mode"] == cases[i + n]["mode"] == "verify"):
                 n += 1
+            pending, failure = [], None  # an engine that vanished fails the submission
             try:
-                results = self.apply(_engine_run_cases, cases[i:i + n], i)[0]
+                pending = self._submit(_engine_run_cases, cases[i:i + n], i)
+                results = self._wait(pending, None)[0]
             except RankFailure as exc:  # say which case it was, as mpiexec runs do
-                at, results = self._progress(i)
-                if on_result is not None:  # the batch's cases before it stay reported
-                    for j, result in enumerate(results):
-                        on_result(i + j, cases[i + j], result)
+                failure = exc
+                at, results = _progress(pending, i)  # the batch's cases before it
                 exc.case = exc.case or describe_case(cases[at], at, len(cases))
-                raise
             if on_result is not None:
                 for j, result in enumerate(results):
                     on_result(i + j, cases[i + j], result)
+            if failure is not None:
+                raise failure
             i += n
-
-    def _progress(self, first: int) -> tuple[int, list]:
-        """After a failed batch that began with case `first`: the case that was running
-        and the results of the batch's cases before it (as rank 0 announced them)."""
-        time.sleep(0.2)  # announcements travel apart from replies: let the last ones land
-        data = []
-        for ar in self._published:
-            try:
-                data.append(ar.data or {})
-            except AttributeError:  # nothing arrived from this engine
-                data.append({})
-        # rank 0 takes part in every case; ranks outside a case's p run ahead of it
-        if data and "at" in data[0]:
-            return data[0]["at"], data[0].get("results", [])
-        return min([d["at"] for d in data if "at" in d] or [first]), []
 
     def verify(self, collectives=None, algorithms=None, **kwargs):
         """:func:`tuwviz.verify.verify` on the engines (p defaults to 1..n)."""
@@ -544,6 +531,23 @@ class LocalCluster:
     def __repr__(self) -> str:
         state = "running" if self._cluster is not None else "stopped"
         return f"<LocalCluster n={self.n} profile={self.profile_dir.name} {state}>"
+
+
+def _progress(pending: list, first: int) -> tuple[int, list]:
+    """After a failed batch (its AsyncResults `pending`, in rank order) that began with case
+    `first`: the case that was running and the results of the batch's cases before it, as
+    :func:`_engine_run_cases` announced them."""
+    time.sleep(0.2)  # announcements travel apart from replies: let the last ones land
+    data = []
+    for ar in pending:
+        try:
+            data.append(ar.data or {})
+        except AttributeError:  # nothing arrived from this engine
+            data.append({})
+    # rank 0 takes part in every case; ranks outside a case's p run ahead of it
+    if data and "at" in data[0]:
+        return data[0]["at"], data[0].get("results", [])
+    return min([d["at"] for d in data if "at" in d] or [first]), []
 
 
 def _end_processes(pids: list[int], grace: float = 3.0) -> None:

@@ -240,7 +240,7 @@ def end_processes(procs: list, grace: float = GRACE, terminate: bool = True) -> 
 def _wait_ended(procs: list, timeout: float) -> list:
     """Wait up to `timeout` s for `procs` to end; return those still running.
 
-    A zombie has ended: MPICH's ``hydra_pmi_proxy`` reaps its ranks about one per second,
+    A zombie has ended: MPICH's ``mpiexec.gforker`` reaps its ranks about one per second,
     and waiting for that made stopping 8 engines take 5 s.
     """
     import psutil
