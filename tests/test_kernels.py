@@ -47,6 +47,18 @@ def test_build_is_cached_and_rebuilt_when_a_source_changes(source_copy):
     assert kernels.library_path(source_copy) not in (first, second, third)
 
 
+def test_a_pinned_run_keeps_its_build_when_a_source_changes(source_copy):
+    """A sweep runs one build: a file saved meanwhile is compiled for the next run."""
+    c_file = source_copy / "gatherv" / "gatherv_linear.c"
+    with kernels.pinned(source_copy):
+        lib = kernels.load(source_copy)
+        c_file.write_text(c_file.read_text() + "\n/* saved while a sweep runs */\n")
+        assert kernels.load(source_copy) is lib
+        assert kernels.find_algorithm("gatherv", "linear", source_copy).function == "TUW_Gatherv_linear"
+    after = kernels.load(source_copy)
+    assert after is not lib and kernels.library_path(source_copy).name in after._name
+
+
 def test_a_build_removes_stale_libraries_but_not_loaded_ones(source_copy):
     # every edit used to leave its library in build/kernels for good
     c_file = source_copy / "gatherv" / "gatherv_linear.c"

@@ -95,13 +95,15 @@ def _engine_run_cases(cases, first):
     from ipyparallel.datapub import publish_data
     from mpi4py import MPI
 
+    from tuwviz import kernels
     from tuwviz.runner import run_case
 
     results = []
-    for i, case in enumerate(cases):
-        publish_data({"at": first + i, "results": results} if MPI.COMM_WORLD.rank == 0
-                     else {"at": first + i})
-        results.append(run_case(MPI.COMM_WORLD, case))
+    with kernels.pinned():  # the batch runs one build of the kernels
+        for i, case in enumerate(cases):
+            publish_data({"at": first + i, "results": results} if MPI.COMM_WORLD.rank == 0
+                         else {"at": first + i})
+            results.append(run_case(MPI.COMM_WORLD, case))
     return results
 
 

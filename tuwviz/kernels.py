@@ -18,6 +18,7 @@ Examples
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import hashlib
@@ -33,7 +34,7 @@ from pathlib import Path
 
 from .collectives import COLLECTIVES
 from .errors import KernelBuildError, MPINotFoundError
-from .table import Row, load_table, table_path, workspace_dir
+from .table import Row, load_table, pinned_table, table_path, workspace_dir
 
 __all__ = [
     "Algorithm",
@@ -51,6 +52,7 @@ __all__ = [
     "load",
     "loaded_libraries",
     "mpi_library_version",
+    "pinned",
     "sanitize_env",
     "sanitizer",
     "sources_dir",
@@ -619,8 +621,41 @@ def mpi_library_version() -> str:
     return " ".join(MPI.Get_library_version().splitlines()[0].split())
 
 
+#: Pins of :func:`pinned`, innermost last: [kernels_dir, library or None].
+_pins: list[list] = []
+
+
+@contextlib.contextmanager
+def pinned(kernels_dir: Path | None = None):
+    """One build for a whole run: within the block, :func:`load`, :func:`find_algorithm`
+    and :func:`algorithms` look at the sources once, on the first call, and reuse that
+    library and table from then on.
+
+    A run (an MPI job's task, an engine's batch) pins its build, for two reasons: every
+    case of it runs the same kernels (a file saved while a sweep runs is compiled for the
+    next run, never in its middle), and a case does not pay for a walk of the sources
+    (about a millisecond, several times per case).  Nothing is built before the first
+    call, so a compile error surfaces where it always did.
+
+    Examples
+    --------
+    >>> with pinned():
+    ...     load() is load()
+    True
+    """
+    with pinned_table(kernels_dir):
+        _pins.append([kernels_dir, None])
+        try:
+            yield
+        finally:
+            _pins.pop()
+
+
 def load(kernels_dir: Path | None = None) -> ctypes.CDLL:
     """Build (if needed) and load the kernel library; returns the ctypes handle."""
+    pin = _pins[-1] if _pins and _pins[-1][0] == kernels_dir else None
+    if pin and pin[1] is not None:
+        return pin[1]
     _import_mpi()
     path = build(kernels_dir)
     if path not in _loaded:
@@ -630,6 +665,8 @@ def load(kernels_dir: Path | None = None) -> ctypes.CDLL:
         _check_registry(lib, kernels_dir)
         _check_constants(lib, kernels_dir)
         _loaded[path] = lib
+    if pin:
+        pin[1] = _loaded[path]
     return _loaded[path]
 
 

@@ -36,6 +36,7 @@ ValueError: unknown algorithm 'bogus' for gatherv; valid algorithms: native, lin
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -61,6 +62,7 @@ __all__ = [
     "TableError",
     "WORKSPACE_VAR",
     "load_table",
+    "pinned_table",
     "table_path",
     "workspace_dir",
 ]
@@ -541,6 +543,29 @@ def _read(path: Path) -> Table:
     return table
 
 
+#: Pins of :func:`pinned_table`, innermost last: [(kernels_dir, workspace), table or None].
+_pins: list[list] = []
+
+
+@contextlib.contextmanager
+def pinned_table(kernels_dir: str | Path | None = None, workspace: bool = True):
+    """Within the block, :func:`load_table` with the same arguments reads the files once,
+    on its first call, and returns that table from then on (see
+    :func:`tuwviz.kernels.pinned`).
+
+    Examples
+    --------
+    >>> with pinned_table():
+    ...     load_table() is load_table()
+    True
+    """
+    _pins.append([(kernels_dir, workspace), None])
+    try:
+        yield
+    finally:
+        _pins.pop()
+
+
 def load_table(kernels_dir: str | Path | None = None, workspace: bool = True) -> Table:
     """Read (and cache) the algorithm table of `kernels_dir` (default: the built kernels).
 
@@ -553,11 +578,16 @@ def load_table(kernels_dir: str | Path | None = None, workspace: bool = True) ->
         With the file, row and field of a malformed entry, or a workspace row whose name
         the kernels' table already has.
     """
+    pin = _pins[-1] if _pins and _pins[-1][0] == (kernels_dir, workspace) else None
+    if pin and pin[1] is not None:
+        return pin[1]
     table = _read(table_path(kernels_dir).resolve())
     extra = workspace_dir() if workspace else None
-    if extra is None:
-        return table
-    return _merged(table, _read(table_path(extra).resolve()))
+    if extra is not None:
+        table = _merged(table, _read(table_path(extra).resolve()))
+    if pin:
+        pin[1] = table
+    return table
 
 
 def _merged(base: Table, extra: Table) -> Table:
