@@ -200,33 +200,55 @@ def check_counts(comm, problem: Problem, buf: Buffers) -> None:
     """Raise the same RankFailure on all ranks if the ranks' counts disagree with the root's.
 
     Every rank contributes its own count (sendcount for gatherv and allgatherv, recvcount
-    for scatterv) to an allgather; the root's count vector (recvcounts, or sendcounts for
-    scatterv; rank 0's for allgatherv) is broadcast; all ranks compare the same data and so
-    raise the same error.  Regular collectives are not checked.  Collective: every rank of
-    `comm` must call it.
+    for scatterv) to an allgather, the root with its count vector (recvcounts, or
+    sendcounts for scatterv; rank 0's for allgatherv); all ranks compare the same data and
+    so raise the same error.  On two groups, each process's own count must be what the
+    other group's first process has for it.  Regular collectives are not checked.
+    Collective: every rank of `comm` must call it.
 
     Raises
     ------
     RankFailure
         Naming the first rank whose count is negative or differs, and both counts.
     """
+    _judge_counts(problem, comm.allgather(_count_claim(problem, buf, comm.rank)))
+
+
+def _count_claim(problem: Problem, buf: Buffers, rank: int) -> tuple | None:
+    """What `rank` brings to :func:`check_counts`: (its own count, the count vector it holds
+    if another rank's count is checked against it, else None); None if nothing is checked."""
     name = problem.collective
     if problem.inter:
-        _check_inter_counts(comm, problem, buf)
+        vector = ([int(c) for c in buf.recvcounts] if buf.recvcounts is not None
+                  else [int(buf.recvcount)])
+        return int(buf.sendcount), vector if rank in (0, problem.p) else None
+    root = problem.root if collective(name).rooted else 0
+    if name in _SENDS_OWN_COUNT:
+        own, vector = buf.sendcount, buf.recvcounts
+    elif name in _RECVS_OWN_COUNT:
+        own, vector = buf.recvcount, buf.sendcounts
+    else:
+        return None
+    return int(own), [int(c) for c in vector] if rank == root else None
+
+
+def _judge_counts(problem: Problem, claims: list) -> None:
+    """Raise RankFailure for the first rank whose count in `claims` (every rank's
+    :func:`_count_claim`, in rank order) is negative or differs from the reference's."""
+    name = problem.collective
+    if problem.inter:
+        _judge_inter_counts(problem, claims)
         return
     if name in _SENDS_OWN_COUNT:
-        own, mine, theirs = buf.sendcount, "sendcount", "recvcounts"
-        vector = buf.recvcounts
+        mine, theirs = "sendcount", "recvcounts"
     elif name in _RECVS_OWN_COUNT:
-        own, mine, theirs = buf.recvcount, "recvcount", "sendcounts"
-        vector = buf.sendcounts
+        mine, theirs = "recvcount", "sendcounts"
     else:
         return
     root = problem.root if collective(name).rooted else 0
-    owns = comm.allgather(int(own))
-    ref = comm.bcast([int(c) for c in vector] if comm.rank == root else None, root=root)
+    ref = claims[root][1]
     who = f"the root (rank {root})" if collective(name).rooted else f"rank {root}"
-    for r, (c, e) in enumerate(zip(owns, ref)):
+    for r, ((c, _), e) in enumerate(zip(claims, ref)):
         if c < 0:
             raise RankFailure(f"{name}: rank {r} passes a negative {mine} {c}", rank=r)
         if c != e:
@@ -235,20 +257,17 @@ def check_counts(comm, problem: Problem, buf: Buffers) -> None:
                 f"{theirs}[{r}] = {e}", rank=r)
 
 
-def _check_inter_counts(comm, problem: Problem, buf: Buffers) -> None:
-    """check_counts for two groups (`comm` joins both): every process's own count must be
-    what the other group's first process has for it (recvcounts, or recvcount for
-    Allgather)."""
+def _judge_inter_counts(problem: Problem, claims: list) -> None:
+    """_judge_counts for two groups: every process's own count must be what the other
+    group's first process has for it (recvcounts, or recvcount for Allgather)."""
     p = problem.p
-    owns = comm.allgather(int(buf.sendcount))
-    firsts = comm.allgather(
-        [int(c) for c in buf.recvcounts] if buf.recvcounts is not None else [buf.recvcount])
-    for r, own in enumerate(owns):
+    vectors = problem.collective == "allgatherv"
+    for r, (own, _) in enumerate(claims):
         g, local = problem.group(r)
         ref_rank = p if g == 0 else 0  # the other group's first process
-        ref = firsts[ref_rank]
-        expected = ref[local] if buf.recvcounts is not None else ref[0]
-        what = "recvcounts" if buf.recvcounts is not None else "recvcount"
+        ref = claims[ref_rank][1]
+        expected = ref[local] if vectors else ref[0]
+        what = "recvcounts" if vectors else "recvcount"
         if own < 0:
             raise RankFailure(f"{problem.collective}: rank {r} passes a negative sendcount {own}",
                               rank=r)
@@ -256,7 +275,7 @@ def _check_inter_counts(comm, problem: Problem, buf: Buffers) -> None:
             raise RankFailure(
                 f"{problem.collective}: counts disagree: rank {r} (group {'AB'[g]}) passes "
                 f"sendcount {own}, but rank {ref_rank} of the other group has "
-                f"{what}{f'[{local}]' if buf.recvcounts is not None else ''} = {expected}",
+                f"{what}{f'[{local}]' if vectors else ''} = {expected}",
                 rank=r)
 
 
@@ -341,13 +360,18 @@ def _global_events(problem: Problem, index: int, events: list[dict]) -> list[dic
     return out
 
 
-def _agree(comm, error: str | None) -> None:
-    """Raise the same RankFailure on every rank if any rank reports an error."""
-    errors = comm.allgather(error)
-    failed = [(r, e) for r, e in enumerate(errors) if e]
+def _agree(comm, error: str | None, problem: Problem | None = None, claim=None) -> None:
+    """Raise the same RankFailure on every rank if any rank reports an error, or, given
+    the `problem` and this rank's count `claim`, if the counts disagree (what
+    :func:`check_counts` does, in the same one allgather: each call costs a scheduler
+    slice or more when ranks outnumber cores)."""
+    gathered = comm.allgather((error, claim))
+    failed = [(r, e) for r, (e, _) in enumerate(gathered) if e]
     if failed:
         r, e = failed[0]
         raise RankFailure(f"rank {r} failed: {e}", rank=r)
+    if problem is not None and gathered[0][1] is not None:
+        _judge_counts(problem, [c for _, c in gathered])
 
 
 def _reference(comm, problem: Problem, data_seed: int, data: str = "small",
@@ -483,17 +507,15 @@ def _mismatch(problem: Problem, rank: int, ref: Buffers, got: Buffers,
             "datatype": problem.datatype}
 
 
-def _disagreement(comm, problem: Problem, got: Buffers) -> dict | None:
+def _disagreement(comm, problem: Problem, got: Buffers, digests: list[bytes]) -> dict | None:
     """Where this rank's result differs bit for bit from rank 0's, for a collective that
     gives every process the same result (Allreduce; Allgather(v) on one group).
 
     Compared with the library's within a tolerance, sums of random doubles could differ
     between ranks unseen: MPI's Allreduce gives every process *the* result, and programs
-    branch on it.  Collective over `comm`: every rank calls it.
+    branch on it.  `digests` are the SHA-256 of every rank's result.  Collective over `comm`
+    when the digests differ: every rank calls it.
     """
-    import hashlib
-
-    digests = comm.allgather(hashlib.sha256(got.recv.tobytes()).digest())
     if len(set(digests)) == 1:
         return None
     first = comm.bcast(got.recv if comm.rank == 0 else None, root=0)
@@ -515,7 +537,16 @@ def _verify(comm, problem: Problem, algorithm: str, data_seed: int, params: dict
                         index=comm.rank)
     mismatch = _mismatch(problem, comm.rank, ref, got, data) if ref.has_output else None
     if collective(problem.collective).shared_result and not problem.inter:
-        mismatch = _disagreement(comm, problem, got) or mismatch  # every rank takes part
+        import hashlib
+
+        # one allgather brings rank 0 the mismatches and every rank the digests; only
+        # results that differ between ranks take more calls
+        both = comm.allgather((mismatch, hashlib.sha256(got.recv.tobytes()).digest()))
+        digests = [d for _, d in both]
+        if len(set(digests)) == 1:
+            found = [m for m, _ in both if m] if comm.rank == 0 else []
+            return {"ok": not found, "mismatches": found}
+        mismatch = _disagreement(comm, problem, got, digests) or mismatch
     found = [m for m in comm.gather(mismatch, root=0) or [] if m]
     return {"ok": not found, "mismatches": found}
 
@@ -708,9 +739,18 @@ def run_case(world, case: dict):
         buf = make_buffers(problem, comm.rank, case.get("data_seed", 0))
     except Exception as exc:  # noqa: BLE001 - reported to all ranks, then re-raised
         error = f"{type(exc).__name__}: {exc}"
-    _agree(comm, error)
     pair = case.get("types", "same")
-    if pair != "same":  # counts agree by construction; the types are the point
+    if pair == "same":
+        claim = None
+        if error is None:
+            override = case.get("count_override") or {}
+            if override.get("rank") == comm.rank:  # bad input on purpose (tests)
+                own = "recvcount" if problem.collective in _RECVS_OWN_COUNT else "sendcount"
+                setattr(buf, own, int(override["count"]))
+            claim = _count_claim(problem, buf, comm.rank)
+        _agree(comm, error, problem, claim)  # and check_counts, in one call
+    else:  # counts agree by construction; the types are the point
+        _agree(comm, error)
         if mode != "verify":
             raise ValueError(f"datatype pair {pair!r}: only verify cases take a pair")
         tuning.apply(kernels.load(), params)
@@ -721,11 +761,6 @@ def run_case(world, case: dict):
                                       case.get("data_seed", 0), kcomm)
         finally:
             tuning.reset(kernels.load())
-    override = case.get("count_override") or {}
-    if override.get("rank") == comm.rank:  # bad input on purpose (tests): another own count
-        own = "recvcount" if problem.collective in _RECVS_OWN_COUNT else "sendcount"
-        setattr(buf, own, int(override["count"]))
-    check_counts(comm, problem, buf)
     if mode == "verify":
         return _verify(comm, problem, algorithm, case.get("data_seed", 0), params,
                        case.get("data", "small"), kcomm)
