@@ -179,7 +179,7 @@ def browser():
         pytest.fail(f"Chromium not found at {CHROMIUM}: run `make browser` (apt-get install "
                     "chromium) or set TUWVIZ_CHROMIUM to a Chromium binary")
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import Error as PlaywrightError, sync_playwright
     except ImportError:
         pytest.fail("the playwright package is missing: pip install playwright "
                     "(do not run `playwright install`; the system Chromium is used)")
@@ -194,7 +194,10 @@ def browser():
         try:
             yield ctx
         finally:
-            ctx.close()
+            try:
+                ctx.close()
+            except PlaywrightError:  # Chromium already gone (a signal ended the session)
+                pass
             shutil.rmtree(profile, ignore_errors=True)
 
 
