@@ -45,6 +45,17 @@ __all__ = ["LocalCluster", "PROFILES_DIR", "free_cores"]
 #: Where the ipyparallel profiles live; ``TUWVIZ_PROFILES`` overrides.
 PROFILES_DIR = Path(os.environ.get("TUWVIZ_PROFILES", Path(__file__).resolve().parent.parent / "cluster_profiles"))
 
+#: Milliseconds between the controller's heartbeats.  ipyparallel's 3 s made every start
+#: wait 3-6 s: an engine counts as registered only at the beat after its first answer.
+#: The allowed misses scale with it, so the tolerances stay ipyparallel's: the controller
+#: drops an engine silent for 30 s; an engine gives up on a controller silent for 3 minutes
+#: (it checks every beat + 0.5 s).
+HEARTBEAT_MS = 500
+HEARTBEAT_ARGS = {
+    "controller": [f"--HeartMonitor.period={HEARTBEAT_MS}",
+                   f"--HeartMonitor.max_heartmonitor_misses={30_000 // HEARTBEAT_MS}"],
+    "engine": [f"--IPEngine.max_heartbeat_misses={180_000 // (HEARTBEAT_MS + 500)}"],
+}
 #: Seconds the other ranks get to finish after one rank failed before engines are stopped.
 FAILURE_GRACE = 3.0
 #: Verify cases handed to the engines in one call.  A call costs a round trip of 90-170 ms,
@@ -199,10 +210,14 @@ class LocalCluster:
         # engines start as `mpiexec ... python -m ipyparallel.engine`: use this Python's
         # MPI, whatever PATH says, and its single-machine launcher (no TCP port)
         cfg.MPILauncher.mpi_cmd = local_mpi_command()
+        cfg.EngineLauncher.engine_args = HEARTBEAT_ARGS["engine"]
         cluster_id = f"tuwviz-{uuid.uuid4().hex[:8]}"
+        # delay=0: engines start with the controller (ipyparallel waits 1 s between them);
+        # each waits for the controller's connection file by itself
         self._cluster = ipp.Cluster(
             profile_dir=str(self.profile_dir), n=self.n, config=cfg,
             cluster_id=cluster_id, controller_ip="127.0.0.1",
+            controller_args=HEARTBEAT_ARGS["controller"], delay=0,
             shutdown_atexit=True, log_level=40,
         )
         for sub in ("security", "log"):  # if the driver is killed, these go too
