@@ -640,11 +640,15 @@ def _ranks_exited(pids: list) -> bool:
 
 
 def _kill(proc: subprocess.Popen) -> None:
-    """Kill mpiexec and every rank it started (they share its process group)."""
+    """Kill mpiexec and every rank it started (they share its process group).
+
+    SIGTERM ends the ranks at once (none handles it); mpiexec.gforker then reaps them one
+    about every second, so it gets a moment to end by itself, not five seconds.
+    """
     if proc.poll() is None:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=5)
+            proc.wait(timeout=0.5)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
     try:
