@@ -28,16 +28,17 @@ from conftest import hang_guard
 ENGINE = textwrap.dedent('''
     import json, sys
     from mpi4py import MPI
+    from tuwviz import kernels
     from tuwviz.runner import run_case
     world = MPI.COMM_WORLD
     bad = 0
-    for case in json.load(open(sys.argv[1])):
-        res = run_case(world, case)
-        if world.rank == 0 and not res["ok"]:
-            bad += 1
-            print("BAD CASE", case["algorithm"], case["problem"], res["mismatches"][:1], flush=True)
+    with kernels.pinned():  # one build for the run, as tuwviz.worker does
+        for case in json.load(open(sys.argv[1])):
+            res = run_case(world, case)
+            if world.rank == 0 and not res["ok"]:
+                bad += 1
+                print("BAD CASE", case["algorithm"], case["problem"], res["mismatches"][:1], flush=True)
     if world.rank == 0:
-        from tuwviz import kernels
         print("LIBRARY", kernels.build(), flush=True)
         print(f"CASES {len(json.load(open(sys.argv[1])))} MISMATCHES {bad}", flush=True)
 ''')

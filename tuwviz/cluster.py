@@ -92,9 +92,11 @@ def _engine_info():
 def _engine_run_case(case):
     from mpi4py import MPI
 
+    from tuwviz import kernels
     from tuwviz.runner import run_case
 
-    return run_case(MPI.COMM_WORLD, case)
+    with kernels.pinned():
+        return run_case(MPI.COMM_WORLD, case)
 
 
 def _engine_run_cases(cases, first):
