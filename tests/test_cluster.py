@@ -89,6 +89,26 @@ def test_verify_and_trace_on_engines(cluster):
     assert [[(e["dir"], e["peer"], e["bytes"]) for e in ev] for ev in events] == sched.all_messages()
 
 
+def _heavy_yield_inside_and_after():
+    from tuwviz import kernels
+
+    lib = kernels.load()
+    with kernels.heavy_yield(False) as before:
+        inside = lib.tuw_heavy_yield(-1)
+    return before, inside, lib.tuw_heavy_yield(-1)
+
+
+_heavy_yield_inside_and_after.__module__ = "__main__"  # sent by value: engines cannot import tests
+
+
+def test_heavy_yield_is_switched_off_for_a_while_on_running_engines(cluster):
+    # the engines started with the value mpi_env chose (on: more engines than cores, for
+    # timing); a verify batch switches it off and back, through MPI's tool interface
+    started = int(cluster.rank_infos()[0]["heavy_yield"])
+    assert cluster.apply(_heavy_yield_inside_and_after) == [(started, 0, started)] * N
+    assert cluster.verify(["allreduce"], ["circulant"], ps=[N], bs=[3]).ok
+
+
 def test_a_failing_case_in_a_batch_is_named_and_the_cases_before_it_kept(cluster):
     # verify cases go to the engines in batches: a failure inside one still names its case
     from tuwviz.verify import run_verify, verify_cases

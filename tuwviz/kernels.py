@@ -45,6 +45,7 @@ __all__ = [
     "clean_stale",
     "find_algorithm",
     "find_mpicc",
+    "heavy_yield",
     "mirrored_constants",
     "prototypes_source",
     "registry_source",
@@ -539,6 +540,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.tuw_trace_count.restype = ctypes.c_int
     lib.tuw_trace_copy.restype = ctypes.c_int
     lib.tuw_trace_copy.argtypes = [ctypes.POINTER(TuwEvent), ctypes.c_int]
+    lib.tuw_heavy_yield.restype = ctypes.c_int
+    lib.tuw_heavy_yield.argtypes = [ctypes.c_int]
     lib.tuw_collective_name.restype = ctypes.c_char_p
     lib.tuw_collective_name.argtypes = [ctypes.c_int]
     lib.tuw_constant.restype = ctypes.c_double
@@ -619,6 +622,22 @@ def mpi_library_version() -> str:
     from mpi4py import MPI
 
     return " ".join(MPI.Get_library_version().splitlines()[0].split())
+
+
+@contextlib.contextmanager
+def heavy_yield(on: bool):
+    """Within the block, MPICH's heavy yield is `on` in this process (a rank), then back
+    to what it was; yields the value before (-1: this MPI has no such setting, nothing
+    changes).  Engines started for timing (heavy yield on, see
+    :func:`tuwviz.launch.mpi_env`) switch it off for a batch that times nothing.
+    """
+    lib = load()
+    before = lib.tuw_heavy_yield(int(on))
+    try:
+        yield before
+    finally:
+        if before >= 0:
+            lib.tuw_heavy_yield(before)
 
 
 #: Pins of :func:`pinned`, innermost last: [kernels_dir, library or None].

@@ -163,6 +163,10 @@ def loopback_env() -> dict[str, str]:
 THREAD_LEVEL = "funneled"
 
 
+#: Case modes that time something (the others: verify, trace).
+TIMED_MODES = ("measure", "calibrate")
+
+
 def mpi_env(nranks: int, heavy_yield: bool | None = None, timed: bool = True) -> dict[str, str]:
     """Environment settings for MPI ranks that change timings.
 
@@ -273,7 +277,7 @@ def start_with_retries(start: Callable, failed: type[BaseException], what: str):
 
 def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extra_env):
     launcher = local_mpi_command()
-    timed = any(case.get("mode") in ("measure", "calibrate") for case in cases)
+    timed = any(case.get("mode") in TIMED_MODES for case in cases)
     env = {**os.environ, **loopback_env(), **mpi_env(nranks, heavy_yield, timed),
            **(extra_env or {})}
     watch = RankWatch()

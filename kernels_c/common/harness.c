@@ -5,6 +5,8 @@
  * Per repetition: MPI_Barrier, local start, kernel, local end (the gatherv paper's method,
  * Section 5; the time of a repetition is the maximum over ranks, taken by the caller).
  */
+#include <stddef.h>
+
 #include "tuwviz.h"
 
 int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
@@ -43,4 +45,25 @@ int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
         }
     }
     return *done < reps ? TUW_TIME_LIMIT : MPI_SUCCESS;
+}
+
+/* Timed runs with more ranks than cores want heavy yield (a waiting rank sleeps instead of
+ * taking the CPU from the one computing); runs that time nothing finish about twice as
+ * fast without it.  MPICH reads the variable at every yield, so one set of engines can
+ * serve both. */
+int tuw_heavy_yield(int on)
+{
+    int provided, index, count, before = -1;
+    MPI_T_cvar_handle handle;
+
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return -1;
+    if (MPI_T_cvar_get_index("MPIR_CVAR_ENABLE_HEAVY_YIELD", &index) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) == MPI_SUCCESS) {
+        if (count == 1 && MPI_T_cvar_read(handle, &before) == MPI_SUCCESS && on >= 0)
+            MPI_T_cvar_write(handle, &on);
+        MPI_T_cvar_handle_free(&handle);
+    }
+    MPI_T_finalize();
+    return before;
 }

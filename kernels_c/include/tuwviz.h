@@ -144,6 +144,11 @@ enum { TUW_OK = 0, TUW_TIME_LIMIT = -1 };
 int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
              double time_limit, double *times, int *done);
 
+/* MPICH's heavy yield (control variable MPIR_CVAR_ENABLE_HEAVY_YIELD) set to `on` (0 or 1)
+ * while this process runs, through the MPI tool interface; on < 0 only reads it.  Returns
+ * the value before, or -1 if this MPI has no such variable (then nothing changes). */
+int tuw_heavy_yield(int on);
+
 /* ---- calibration loops (kernels_c/common/calibrate.c; tuwviz calibrate) ---------------- */
 /* Ranks 0 and 1 bounce `bytes` bytes while the others wait; times[k] is this rank's round
  * trip of repetition k (0 on the others).  Collective. */
