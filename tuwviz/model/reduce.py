@@ -37,6 +37,8 @@ recv_blocks=None, kind='data')
 """
 from __future__ import annotations
 
+from itertools import accumulate
+
 from ..problems import Problem, order_free
 from .meta import CirculantMeta, TreeMeta
 from .program import Compute, Op, Recv, Schedule, Send, SendRecv
@@ -313,24 +315,25 @@ def _reduce_scatter_circulant(problem: Problem, counts: tuple[int, ...]) -> Sche
             programs.append([Compute(mine, "copy")])
             continue
         b = 2 ** (q - 1)
-        if equal:
-            first, later = b * mine, [mine] * (b - 1)
+        if equal:  # block k of the later rounds starts at k * mine: no list of 2^(q-1)
+            first, rest = b * mine, (b - 1) * mine
+
+            def start(k: int, mine: int = mine) -> int:
+                return k * mine
         else:
             order = [(r - x) % p for x in offsets]
             first = sum(counts[i] for i in order[:b])
             later = [counts[i] for i in order[b:]]  # the segments of rounds 1 .. q-1
-        rest = sum(later)
+            start = list(accumulate(later, initial=0)).__getitem__
+            rest = start(len(later))
         prog: list[Op] = [Compute(first, "copy"),
                           SendRecv(circ_to(p, r, skips, 0), first * size,
                                    circ_from(p, r, skips, 0), (mine + rest) * size, tag=0),
                           Compute(mine, "reduce")]
-        pre = [0]
-        for c in later:
-            pre.append(pre[-1] + c)
         boff, seg = 0, b
         for i in range(1, q):
             seg //= 2
-            n = pre[boff + seg] - pre[boff]
+            n = start(boff + seg) - start(boff)
             prog.append(Compute(n, "copy"))
             if circ_epsilon(skips, i) == 0:
                 prog.append(Compute(n, "reduce"))
@@ -339,7 +342,7 @@ def _reduce_scatter_circulant(problem: Problem, counts: tuple[int, ...]) -> Sche
         boff, seg = 0, b
         for i in range(1, q):
             seg //= 2
-            n, after = pre[boff + seg] - pre[boff], pre[-1] - pre[boff + seg]
+            n, after = start(boff + seg) - start(boff), rest - start(boff + seg)
             prog += [SendRecv(circ_to(p, r, skips, i), n * size,
                               circ_from(p, r, skips, i), (mine + after) * size, tag=i),
                      Compute(mine, "reduce")]
