@@ -75,3 +75,36 @@ def test_a_paused_machine_blames_no_rank_and_a_stopped_rank_is_still_named():
             p.send_signal(signal.SIGCONT)
             p.kill()
             p.wait()
+
+
+def test_a_rank_killed_by_a_fatal_signal_names_it_before_it_dies():
+    # a kernel's segfault or abort(): the rank's fault handler writes the signal's name to
+    # the watch, so the driver knows how the rank ended without the launcher's report
+    from tuwviz import launch, watch
+
+    w = watch.RankWatch()
+    try:
+        ranks = {}
+        for rank, sig in ((3, signal.SIGSEGV), (4, signal.SIGABRT)):
+            ranks[rank] = _start("import os, signal, sys, time; from tuwviz import watch; "
+                                 "watch.connect(int(sys.argv[2]), sys.argv[1]); time.sleep(0.3); "
+                                 "os.kill(os.getpid(), int(sys.argv[3]))", w.address, rank, int(sig))
+        for rank, proc in ranks.items():
+            assert proc.wait(timeout=hang_guard(30)) < 0  # died of its signal
+        deadline = time.monotonic() + hang_guard(10)
+        while len(w.dead()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sorted(w.dead()) == [3, 4]
+        assert (w.fatal(3), w.fatal(4), w.fatal(5)) == ("Segmentation fault", "Aborted", None)
+        assert launch._fatal_how(w.fatal(3)) == "killed by signal SIGSEGV (Segmentation fault)"
+        assert launch._fatal_how("_PyMem_DebugRawFree: bad ID") is None  # not a signal
+    finally:
+        w.close()
+    # a rank that said goodbye has its fault handler off again: its socket is closed
+    r = subprocess.run([sys.executable, "-c", "import faulthandler, sys; from tuwviz import watch; "
+                        "w = watch.RankWatch(); watch.connect(0, w.address); "
+                        "a = faulthandler.is_enabled(); watch.goodbye(); w.close(); "
+                        "print(a, faulthandler.is_enabled())"],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+                       timeout=hang_guard(60))
+    assert r.stdout.split() == ["True", "False"], r.stderr

@@ -61,6 +61,12 @@ OUTPUT_LINES = 10
 #: ended, before the job is killed (it reports last; a loaded machine took 3.5 s).  Only
 #: a job that does not end by itself waits this long.
 REPORT_GRACE = 10.0
+#: Seconds, after a rank's fault handler named the signal that killed it, for the
+#: launcher to pass on what the ranks wrote before (then the job is ended: the launcher
+#: would sleep a second for every rank it ends before it reports, p seconds in all).
+#: The output must also have been quiet for :data:`DRAIN_QUIET` seconds.
+DRAIN = 2.0
+DRAIN_QUIET = 0.5
 #: Label MPICH's gforker puts before each line a rank prints (``MPIEXEC_PREFIX_STDOUT``,
 #: ``%d`` is the rank), so a dead rank's own last lines can be told apart.  Other
 #: launchers ignore the setting; their lines are then the job's.
@@ -339,12 +345,19 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                     proc.wait()
                     cut_short = True
                     break
-                if watch.dead():
+                dead = watch.dead()
+                if dead:
                     # end the job, but read what the ranks wrote before: a rank that raised
                     # reports its error, then aborts, and the others die after it; the
-                    # launcher gets a moment to say how the dead rank ended
-                    dead_since = dead_since or time.monotonic()
-                    if time.monotonic() - dead_since > REPORT_GRACE:
+                    # launcher gets a moment to say how the dead rank ended, unless the
+                    # rank's fault handler said it already
+                    dead_since = dead_since or watch.clock()
+                    how = _fatal_how(watch.fatal(dead[0]))
+                    if how and dead[0] not in out.ended:
+                        out.ended[dead[0]] = how
+                    if (how and watch.clock() - dead_since > DRAIN
+                            and watch.clock() - last > DRAIN_QUIET) \
+                            or watch.clock() - dead_since > REPORT_GRACE:
                         _signal_group(proc, signal.SIGKILL)
                     continue
                 silent = watch.silent(min(SILENT_LIMIT, stall_limit))
@@ -507,6 +520,14 @@ def _signal_text(sig: str | int) -> str:
         if sig == s.value or sig == signal.strsignal(s):
             return f"killed by signal {s.name} ({signal.strsignal(s)})"
     return f"killed by signal {sig}"
+
+
+def _fatal_how(name: str | None) -> str | None:
+    """``killed by signal SIGSEGV (Segmentation fault)`` from a fault handler's name of
+    the signal, or None if `name` is no signal's (another fatal Python error)."""
+    if name and any(name == signal.strsignal(s) for s in signal.Signals):
+        return _signal_text(name)
+    return None
 
 
 def describe_case(case: dict, index: int | None = None, of: int | None = None) -> dict:

@@ -26,6 +26,7 @@ ranks still inside it, apart from those that returned and wait for the others
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import os
 import select
 import selectors
@@ -44,6 +45,8 @@ ENV_VAR = "TUWVIZ_WATCH"
 BEAT = 1.0
 #: Longest Unix socket path Linux accepts (sun_path holds 108 bytes with the final NUL).
 _MAX_SOCKET_PATH = 107
+#: How Python's fault handler starts its report of a fatal signal.
+FATAL = "Fatal Python error: "
 #: Exit status of a rank that ended because its driver died.
 ORPHAN_EXIT = 75
 #: Seconds between two turns of the watch's loop (which turns every 0.2 s) that mean this
@@ -71,6 +74,7 @@ class RankWatch:
         self._ranks: dict[socket.socket, int | None] = {}
         self._seen: dict[int, float] = {}  # rank -> time of its last message
         self._inside: dict[int, bool] = {}  # rank -> inside a kernel call
+        self._fatal: dict[int, str] = {}  # rank -> the fatal signal its fault handler named
         self._partial: dict[socket.socket, str] = {}  # a message cut by recv()
         self._turn = time.monotonic()  # last time this process was seen running
         self.frozen = 0.0  # seconds this process was seen not running, in all
@@ -117,6 +121,9 @@ class RankWatch:
                         elif word in ("in", "out") and self._ranks.get(conn) is not None:
                             with self._lock:
                                 self._inside[self._ranks[conn]] = word == "in"
+                        elif word.startswith(FATAL) and self._ranks.get(conn) is not None:
+                            with self._lock:
+                                self._fatal[self._ranks[conn]] = word[len(FATAL):].strip()
                     if self._ranks.get(conn) is not None:
                         with self._lock:
                             self._seen[self._ranks[conn]] = time.monotonic()
@@ -161,6 +168,12 @@ class RankWatch:
         with self._lock:
             return list(self._dead)
 
+    def fatal(self, rank: int) -> str | None:
+        """The signal that killed `rank` as its fault handler named it (``Segmentation
+        fault``, ``Aborted``, ...), or None: it was not killed by one it could catch."""
+        with self._lock:
+            return self._fatal.get(rank)
+
     def silent(self, seconds: float) -> list[int]:
         """Connected ranks that sent nothing (not even a heartbeat) for `seconds`, not
         counting time in which this process itself was not running."""
@@ -183,6 +196,7 @@ class RankWatch:
             self._dead.clear()
             self._seen.clear()
             self._inside.clear()
+            self._fatal.clear()
         if release and self._thread.is_alive():
             self._released.clear()
             self._release.set()
@@ -220,6 +234,10 @@ def connect(rank: int, address: str | None = None) -> None:
     except OSError:
         return  # watching is best effort; the run itself must not depend on it
     _conn = conn
+    if not os.environ.get("TUWVIZ_SANITIZE"):  # AddressSanitizer reports its own crashes
+        # a fatal signal (a kernel's segfault, abort(), ...) is named on the socket before
+        # the rank dies: the driver need not wait for the launcher to say how it ended
+        faulthandler.enable(file=conn.fileno(), all_threads=False)
     threading.Thread(target=_beat, args=(conn,), name="tuwviz-heartbeat", daemon=True).start()
 
 
@@ -274,6 +292,8 @@ def goodbye() -> None:
     with _conn_lock:
         conn, _conn = _conn, None
     if conn is not None:
+        if faulthandler.is_enabled():
+            faulthandler.disable()  # it writes to this socket's descriptor, closed now
         try:
             conn.sendall(b"bye\n")
             conn.close()
