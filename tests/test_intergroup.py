@@ -72,11 +72,37 @@ def _by_dir(events, rank, remote=True):
     return [e for e in events[rank] if e["remote"] == remote]
 
 
-def test_algorithm_1_sends_figure_2s_messages():
+def _algorithm_2_problem():
+    # blocks 3 1 4 1 5 2 in A (K_A = 16) go to q = 3 receivers in parts [0,6) [6,11) [11,16)
+    pr = make_problem("allgatherv", 6, "regular", 1, q=3, b_b=2)
+    return type(pr)(**{**pr.__dict__, "counts": (3, 1, 4, 1, 5, 2, 2, 2, 2), "meta": {}})
+
+
+#: The problems whose messages the tests below read, traced in one run (the module's
+#: `figures` fixture): name -> (problem, algorithm)
+FIGURES = {
+    # p = 8, q = 3 (Figure 2), k_A = 5, k_B = 7 ints
+    "figure_2": (make_problem("allgather", 8, "regular", 5, q=3, b_b=7), "segmented"),
+    "algorithm_2": (_algorithm_2_problem(), "segmented"),
+    "larger_second": (make_problem("allgather", 2, "regular", 3, q=6), "segmented"),
+    "rg_allgather": (make_problem("allgather", 3, "regular", 4, q=2), "root_gathering"),
+    "rg_allgatherv": (make_problem("allgatherv", 3, "arithmetic", 2, q=2), "root_gathering"),
+    # B's 3 x 1100 ints (13,200 bytes) into A's 9 processes
+    "rg_large": (make_problem("allgather", 9, "regular", 10, q=3, b_b=1100), "root_gathering"),
+}
+
+
+@pytest.fixture(scope="module")
+def figures():
+    names = list(FIGURES)
+    traces = trace([FIGURES[n][0] for n in names], [FIGURES[n][1] for n in names])
+    return dict(zip(names, traces))
+
+
+def test_algorithm_1_sends_figure_2s_messages(figures):
     # p = 8, q = 3 (Figure 2): s_0 = {a0..a2}, s_1 = {a3..a5}, s_2 = {a6, a7}; k_A = 5,
     # k_B = 7 ints: b_j cuts its block into |s_j| segments (3 2 2, 3 2 2, 4 3)
-    pr = make_problem("allgather", 8, "regular", 5, q=3, b_b=7)
-    (ev,) = trace([pr], "segmented")
+    ev = figures["figure_2"]
     for i in range(8):
         j = ig_part_of(8, 3, i)
         first, n = ig_part(8, 3, j)
@@ -95,11 +121,9 @@ def test_algorithm_1_sends_figure_2s_messages():
         assert ev[8 + j][0]["local_rank"] == j
 
 
-def test_algorithm_2_receives_in_section_4_1s_order():
+def test_algorithm_2_receives_in_section_4_1s_order(figures):
     # blocks 3 1 4 1 5 2 in A (K_A = 16) go to q = 3 receivers in parts [0,6) [6,11) [11,16)
-    pr = make_problem("allgatherv", 6, "regular", 1, q=3, b_b=2)
-    pr = type(pr)(**{**pr.__dict__, "counts": (3, 1, 4, 1, 5, 2, 2, 2, 2), "meta": {}})
-    (ev,) = trace([pr], "segmented")
+    ev = figures["algorithm_2"]
     for k in range(3):
         recvs = [e["peer"] for e in _by_dir(ev, 6 + k) if e["dir"] == "recv"]
         assert recvs == ig_recv_order(6, [3, 1, 4, 1, 5, 2], 3, k)
@@ -112,25 +136,22 @@ def test_algorithm_2_receives_in_section_4_1s_order():
     assert got == 16 * 4
 
 
-def test_root_gathering_sends_everything_through_the_roots_one_direction_after_the_other():
-    pr = make_problem("allgather", 3, "regular", 4, q=2)
-    (ev,) = trace([pr], "root_gathering")
+def test_root_gathering_sends_everything_through_the_roots_one_direction_after_the_other(figures):
+    ev = figures["rg_allgather"]
     remote = sorted((e["rank"], e["peer"], e["bytes"]) for r in range(5) for e in _by_dir(ev, r)
                     if e["dir"] == "send")
     assert remote == [(0, 3, 3 * 16), (3, 0, 2 * 16)]  # a_0 -> b_0 (A's), b_0 -> a_0 (B's)
     a0 = [(e["dir"], e["peer"]) for e in _by_dir(ev, 0)]
     assert a0 == [("send", 3), ("recv", 3)]  # A's data goes first
-    pr = make_problem("allgatherv", 3, "arithmetic", 2, q=2)  # blocks 0 2 4 | 0 2
-    (ev,) = trace([pr], "root_gathering")
+    ev = figures["rg_allgatherv"]  # blocks 0 2 4 | 0 2
     into_b0 = [(e["peer"], e["bytes"]) for e in _by_dir(ev, 3) if e["dir"] == "recv"]
     assert into_b0 == [(0, 0), (1, 8), (2, 16)]  # every block, empty ones too, in rank order
 
 
-def test_root_gathering_broadcasts_large_messages_by_scatter_and_ring():
+def test_root_gathering_broadcasts_large_messages_by_scatter_and_ring(figures):
     # B's 3 x 1100 ints = 13,200 bytes >= 12,288 reach A's 9 processes as MPICH sends them:
     # a binomial scatter of 9 pieces from a_0, then a ring Allgatherv of the pieces
-    pr = make_problem("allgather", 9, "regular", 10, q=3, b_b=1100)
-    (ev,) = trace([pr], "root_gathering")
+    ev = figures["rg_large"]
     piece = 3 * 1100 * 4 // 9  # 1466 or 1467 bytes
     a4 = [(e["dir"], e["peer"], e["bytes"]) for e in _by_dir(ev, 4, remote=False)]
     tree = [x for x in a4 if x[2] > 2.5 * piece]  # the scatter: pieces 4..7 from a_0
@@ -143,10 +164,9 @@ def test_root_gathering_broadcasts_large_messages_by_scatter_and_ring():
     assert ("recv", 9, 360) in b1  # from b_0
 
 
-def test_the_larger_group_plays_a_whatever_its_place():
+def test_the_larger_group_plays_a_whatever_its_place(figures):
     # groups 2,6: the paper's A (p >= q) is the second group here; Algorithm 1 cuts it
-    pr = make_problem("allgather", 2, "regular", 3, q=6)
-    (ev,) = trace([pr], "segmented")
+    ev = figures["larger_second"]
     assert [len([e for e in _by_dir(ev, r) if e["dir"] == "send"]) for r in range(2)] == [3, 3]
     assert all(len([e for e in _by_dir(ev, r) if e["dir"] == "send"]) == 1 for r in range(2, 8))
 
