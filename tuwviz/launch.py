@@ -58,9 +58,12 @@ STARTUP_ATTEMPTS = 3
 #: lines instead).
 OUTPUT_LINES = 10
 #: Seconds a launcher gets, after a rank died, to end the other ranks and report how each
-#: ended, before the job is killed (it reports last; a loaded machine took 3.5 s).  Only
-#: a job that does not end by itself waits this long.
+#: ended, before the job is killed (it reports last; a loaded machine took 3.5 s), plus
+#: :data:`REPORT_PER_RANK` per rank.  Only a job that does not end by itself waits this long.
 REPORT_GRACE = 10.0
+#: Seconds mpiexec.gforker sleeps for each rank that ends abnormally before it reports
+#: (MPICH's MPIE_KillWorld): the report grace grows by this per rank.
+REPORT_PER_RANK = 1.0
 #: Seconds, after a rank's fault handler named the signal that killed it, for the
 #: launcher to pass on what the ranks wrote before (then the job is ended: the launcher
 #: would sleep a second for every rank it ends before it reports, p seconds in all).
@@ -357,7 +360,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                         out.ended[dead[0]] = how
                     if (how and watch.clock() - dead_since > DRAIN
                             and watch.clock() - last > DRAIN_QUIET) \
-                            or watch.clock() - dead_since > REPORT_GRACE:
+                            or watch.clock() - dead_since > REPORT_GRACE + REPORT_PER_RANK * nranks:
                         _signal_group(proc, signal.SIGKILL)
                     continue
                 silent = watch.silent(min(SILENT_LIMIT, stall_limit))
