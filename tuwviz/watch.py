@@ -37,6 +37,8 @@ import time
 from typing import Iterator
 
 from . import reaper
+from .errors import KernelBuildError
+from .kernels import sanitizer
 
 __all__ = ["RankWatch", "connect", "goodbye", "inside", "ENV_VAR"]
 
@@ -234,7 +236,11 @@ def connect(rank: int, address: str | None = None) -> None:
     except OSError:
         return  # watching is best effort; the run itself must not depend on it
     _conn = conn
-    if not os.environ.get("TUWVIZ_SANITIZE"):  # AddressSanitizer reports its own crashes
+    try:
+        sanitized = sanitizer() is not None
+    except KernelBuildError:  # an unknown one: loading the kernels says so
+        sanitized = True
+    if not sanitized:  # AddressSanitizer reports its own crashes
         # a fatal signal (a kernel's segfault, abort(), ...) is named on the socket before
         # the rank dies: the driver need not wait for the launcher to say how it ended
         faulthandler.enable(file=conn.fileno(), all_threads=False)
