@@ -354,13 +354,13 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                     # reports its error, then aborts, and the others die after it; the
                     # launcher gets a moment to say how the dead rank ended, unless the
                     # rank's fault handler said it already
-                    dead_since = dead_since or watch.clock()
+                    now = watch.clock()
+                    dead_since = dead_since or now
                     how = _fatal_how(watch.fatal(dead[0]))
                     if how and dead[0] not in out.ended:
                         out.ended[dead[0]] = how
-                    if (how and watch.clock() - dead_since > DRAIN
-                            and watch.clock() - last > DRAIN_QUIET) \
-                            or watch.clock() - dead_since > REPORT_GRACE + REPORT_PER_RANK * nranks:
+                    drained = how and now - dead_since > DRAIN and now - last > DRAIN_QUIET
+                    if drained or now - dead_since > REPORT_GRACE + REPORT_PER_RANK * nranks:
                         _signal_group(proc, signal.SIGKILL)
                     continue
                 silent = watch.silent(min(SILENT_LIMIT, stall_limit))
