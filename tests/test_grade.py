@@ -263,3 +263,24 @@ def test_broken_kernels_fail_with_the_right_diagnostics(tmp_path, monkeypatch):
     # the other rows were graded after the hang: each row runs on its own
     assert by[("correctness", "no_reorder")]["cases"] > 0
     assert not report.ok
+
+
+def test_a_kernel_that_fails_only_while_traced_is_correct_and_its_optimality_says_why(
+        tmp_path, monkeypatch):
+    # correctness and optimality share one job (the traces run after the checked cases):
+    # a failure in a trace does not undo the correctness the cases before it showed
+    monkeypatch.delenv(WORKSPACE_VAR, raising=False)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "abort3.c").write_text(_kernel(
+        "scatter/scatter_binomial.c", "BROKEN_abort3",
+        [("tuw_binomial_tree_create(p, rank, root, &t);",
+          "tuw_binomial_tree_create(p, rank, root, &t);\n    if (p == 3 && rank == 1) MPI_Abort(comm, 7);")]))
+    (ws / "algorithms.toml").write_text(_row("scatter", "abort3", "BROKEN_abort3"))
+    report = grade(ws, ps=(1, 2), bs=(1,), memory=False, opt_ps=[3], stall_limit=hang_guard(30))
+    by = {c["stage"]: c for c in report.checks}
+    assert by["correctness"]["ok"] and by["correctness"]["cases"] > 0, by["correctness"]
+    opt = [c for c in report.checks if c["stage"] == "optimality"]
+    assert len(opt) == 4 and not report.ok
+    assert all(not c["ok"] and c["detail"].startswith("tracing failed:") and "MPI_Abort" in c["detail"]
+               for c in opt), opt

@@ -271,14 +271,18 @@ def grade(workspace: str | Path, ps: Iterable[int] = GRADE_PS, bs: Iterable[int]
         report.add("build", "compiles with tuwviz's kernels", True,
                    f"{', '.join(f'{r.collective}/{r.name} ({r.function})' for r in rows)}")
         for row in rows:
+            # the optimality stage's traces run in the correctness stage's job: one launch
+            traced = _Traced(row, [p for p in opt_ps if p > 1]
+                             if row.collective in OPTIMALITY_COLLECTIVES else [])
             correct = _correctness(
                 report, row, grade_cases(row.collective, row.name, ps, bs),
                 "correctness", "equals the MPI library", stall_limit, progress,
                 f"p = {ranges(ps)}, roots 0, 2, p-1, b = {', '.join(map(str, bs))}, "
                 f"{' and '.join(GRADE_DATATYPES)}, datatype pairs "
-                f"{', '.join(t for t in pairs_for(row.collective) if t != 'same')}")
+                f"{', '.join(t for t in pairs_for(row.collective) if t != 'same')}",
+                traced=traced)
             if row.collective in OPTIMALITY_COLLECTIVES:
-                _optimality(report, row, correct, [p for p in opt_ps if p > 1], stall_limit)
+                _optimality(report, row, correct, traced)
             if performance and collective(row.collective).rooted:
                 _performance(report, row, correct, perf_p, list(perf_sizes), perf_reps,
                              stall_limit, progress)
@@ -369,31 +373,44 @@ def grade_folder(folder: str | Path, options: list[str] = (),
     return rows
 
 
-def _optimality(report: GradeReport, row, correct: bool, ps: list[int],
-                stall_limit: float) -> None:
-    """Trace one row for every p of `ps` and roots 0, 2, p-1; add the optimality checks."""
+class _Traced:
+    """One row's optimality problems (p of `ps`, roots 0, 2, p-1), traced in the job that
+    checks its correctness (:func:`tuwviz.verify.run_verify`'s `also`)."""
+
+    def __init__(self, row, ps: list[int]):
+        from .trace import trace_cases
+
+        self.ps = ps
+        self.problems = [make_problem(row.collective, p, "same", OPTIMALITY_B, root=r)
+                         for p in ps for r in grade_roots(p)]
+        self.cases = trace_cases(self.problems, row.name)
+        self.events: dict[int, list] = {}
+        self.error: TuwvizError | None = None  # why the traces did not finish
+
+    def on_result(self, i: int, case: dict, events: list) -> None:
+        self.events[i] = events
+
+
+def _optimality(report: GradeReport, row, correct: bool, traced: _Traced) -> None:
+    """The optimality checks of one row, from its traces."""
     from .optimality import optimality, schedule_from_trace
-    from .trace import trace
 
     def add(name: str, ok: bool, detail: str, cases: int = 0) -> None:
         report.add("optimality", OPTIMALITY_CHECKS[name], ok, detail, row.collective, row.name,
                    cases)
 
+    ps = traced.ps
     if not correct or not ps:
         for name in OPTIMALITY_CHECKS:
             add(name, False, "not measured: the kernel is not correct yet" if not correct
                 else "not measured: no p > 1 given")
         return
-    problems = [make_problem(row.collective, p, "same", OPTIMALITY_B, root=r)
-                for p in ps for r in grade_roots(p)]
-    try:
-        traces = trace(problems, row.name, stall_limit=stall_limit)
-    except TuwvizError as exc:
+    if len(traced.events) < len(traced.problems):
         for name in OPTIMALITY_CHECKS:
-            add(name, False, f"tracing failed: {exc}")
+            add(name, False, f"tracing failed: {traced.error}")
         return
-    results = [optimality(schedule_from_trace(pr, row.name, traces[i]))
-               for i, pr in enumerate(problems)]
+    results = [optimality(schedule_from_trace(pr, row.name, traced.events[i]))
+               for i, pr in enumerate(traced.problems)]
     report.optimality += [{"collective": row.collective, "algorithm": row.name, **o._asdict(),
                            "failed": " ".join(o.failed())} for o in results]
     silent = [o for o in results if o.messages == 0]
@@ -461,21 +478,28 @@ def _told(name: str, o) -> str:
 
 
 def _correctness(report: GradeReport, row, cases: list[dict], stage: str, check: str,
-                 stall_limit: float, progress: bool, covered: str, backend=None) -> bool:
-    """Run one row's cases; add a check that passes, or says what failed in words."""
+                 stall_limit: float, progress: bool, covered: str, backend=None,
+                 traced: _Traced | None = None) -> bool:
+    """Run one row's cases (and its `traced` problems, in the same job); add a check that
+    passes, or says what failed in words."""
     from .verify import describe_group, run_verify
 
     args = (stage, check)
+    also = traced.cases if traced else []
     try:
-        result = run_verify(cases, backend, progress=progress, stall_limit=stall_limit)
-    except RankFailure as exc:
-        done = len(exc.report.results) if getattr(exc, "report", None) else 0
-        report.add(*args, False, f"{exc}\n({done} of {len(cases)} cases finished before)",
-                   row.collective, row.name, done)
-        return False
+        result = run_verify(cases, backend, progress=progress, stall_limit=stall_limit,
+                            also=also, on_also=traced.on_result if also else None)
     except TuwvizError as exc:
-        report.add(*args, False, str(exc), row.collective, row.name)
-        return False
+        result = getattr(exc, "report", None)
+        if result is None or len(result.results) < len(cases):
+            if isinstance(exc, RankFailure):
+                done = len(result.results) if result is not None else 0
+                report.add(*args, False, f"{exc}\n({done} of {len(cases)} cases finished "
+                           f"before)", row.collective, row.name, done)
+            else:
+                report.add(*args, False, str(exc), row.collective, row.name)
+            return False
+        traced.error = exc  # every verify case finished: the traces after them failed
     groups = result.failure_groups()
     detail = "\n".join(describe_group(g) for g in groups) if groups else covered
     report.add(*args, not groups, detail, row.collective, row.name, len(result.results))

@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 from .problems import Problem
 from .sweep import Backend
 
-__all__ = ["trace"]
+__all__ = ["trace", "trace_cases"]
 
 
 def trace(problems: Iterable[Problem], algorithm: str | Sequence[str],
@@ -62,14 +62,9 @@ def trace(problems: Iterable[Problem], algorithm: str | Sequence[str],
     from .launch import mpiexec_backend
 
     problems = list(problems)
-    algs = [algorithm] * len(problems) if isinstance(algorithm, str) else list(algorithm)
-    if len(algs) != len(problems):
-        raise ValueError(f"{len(algs)} algorithms for {len(problems)} problems: give one, "
-                         f"or one per problem")
-    if not problems:
+    cases = trace_cases(problems, algorithm, params)
+    if not cases:
         return []
-    cases = [{"mode": "trace", "problem": pr.to_dict(), "algorithm": alg,
-              "params": params or {}} for pr, alg in zip(problems, algs)]
     found: dict[int, list] = {}
 
     def on_result(i, case, events):
@@ -78,3 +73,23 @@ def trace(problems: Iterable[Problem], algorithm: str | Sequence[str],
     nranks = max(pr.size for pr in problems)  # p, or p + q for two groups
     (backend or mpiexec_backend(stall_limit))(nranks, cases, on_result)
     return [found[i] for i in range(len(cases))]
+
+
+def trace_cases(problems: Iterable[Problem], algorithm: str | Sequence[str],
+                params: dict | None = None) -> list[dict]:
+    """The cases :func:`trace` runs, for a job that runs other cases too
+    (:func:`tuwviz.verify.run_verify`'s `also`); arguments as :func:`trace`'s.
+
+    Examples
+    --------
+    >>> from tuwviz.problems import make_problem
+    >>> [c["mode"] for c in trace_cases([make_problem("gather", 4, "same", 1)], "binomial")]
+    ['trace']
+    """
+    problems = list(problems)
+    algs = [algorithm] * len(problems) if isinstance(algorithm, str) else list(algorithm)
+    if len(algs) != len(problems):
+        raise ValueError(f"{len(algs)} algorithms for {len(problems)} problems: give one, "
+                         f"or one per problem")
+    return [{"mode": "trace", "problem": pr.to_dict(), "algorithm": alg,
+             "params": params or {}} for pr, alg in zip(problems, algs)]

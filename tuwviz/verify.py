@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from . import kernels
 from .errors import RankFailure, TuwvizError, case_label
@@ -566,18 +566,27 @@ def verify(
 
 
 def run_verify(cases: list[dict], backend: Backend | None = None, progress: bool = False,
-               stall_limit: float | None = None) -> VerifyReport:
+               stall_limit: float | None = None, also: Sequence[dict] = (),
+               on_also: Callable[[int, dict, object], None] | None = None) -> VerifyReport:
     """Run verification cases (as :func:`verify_cases` makes them) and report each.
 
     The seam for sweeps other than verify's own, e.g. the course grader's
     (:mod:`tuwviz.grade`): any list of ``mode="verify"`` cases, with ``problem`` of any
     datatype and optional ``types`` pairs.  `backend`, `progress` and `stall_limit` are
     :func:`verify`'s; the errors too (a :class:`RankFailure` carries the report so far).
+
+    `also` are cases of another mode (e.g. :func:`tuwviz.trace.trace_cases`), run in the
+    same job after the verify cases, each result handed to ``on_also(i, case, result)``:
+    one MPI launch checks a kernel and records its messages.  If they fail, the report so
+    far is complete (``len(report.results) == len(cases)``).
     """
     if not cases:
         raise ValueError("empty selection: nothing to verify")
+    jobs = [*cases, *also]
+    if also and on_also is None:
+        raise ValueError("cases in `also` need on_also to receive their results")
     if backend is None:
-        check_ranks(max(case_ranks(c["problem"]) for c in cases))
+        check_ranks(max(case_ranks(c["problem"]) for c in jobs))
         backend = mpiexec_backend(stall_limit)
     record_launch("verify", len(cases))  # the test suite's budget counts cases too
     report = VerifyReport()
@@ -586,6 +595,9 @@ def run_verify(cases: list[dict], backend: Backend | None = None, progress: bool
     bar = tqdm(total=len(cases), desc="verify", disable=not progress, unit="case")
 
     def on_result(i, case, result):
+        if i >= len(cases):
+            on_also(i - len(cases), case, result)
+            return
         pr = case["problem"]
         report.results.append({
             "collective": pr["collective"], "algorithm": case["algorithm"], "p": pr["p"],
@@ -599,7 +611,7 @@ def run_verify(cases: list[dict], backend: Backend | None = None, progress: bool
         bar.update()
 
     try:
-        backend(max(case_ranks(c["problem"]) for c in cases), cases, on_result)
+        backend(max(case_ranks(c["problem"]) for c in jobs), jobs, on_result)
     except TuwvizError as exc:
         # the cases finished before it stay available: the CLI prints them, a notebook
         # finds them on the exception
