@@ -203,9 +203,10 @@ def browser():
 
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab(tmp_path_factory):
-    """A JupyterLab server (tests/lab.py) on a copy of ``notebooks/``, for one test module.
+    """A JupyterLab server (tests/lab.py) on a copy of ``notebooks/``, one for the session
+    (a test shuts down the kernels it started: ``lab.shutdown_kernels()``).
     Every process it starts carries the environment variable ``TUWVIZ_TEST_NOTEBOOK`` set
     to ``lab.marker``: that is how a test finds what its notebooks left behind."""
     import uuid

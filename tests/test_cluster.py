@@ -242,9 +242,11 @@ def test_ctrl_c_leaves_no_engine_controller_or_mpiexec_behind(tmp_path):
 def test_engines_whose_mpi_never_starts_are_tried_again_then_named(monkeypatch, capfd):
     # UCX refuses an unknown transport in MPI_Init: the engines' mpiexec ends every time,
     # as it does, rarely, by itself (tuwviz.launch.STARTUP_ATTEMPTS)
+    from tuwviz import launch
     from tuwviz.errors import TuwvizError
-    from tuwviz.launch import STARTUP_ATTEMPTS
 
+    STARTUP_ATTEMPTS = 2  # one retry shows the loop; each attempt costs seconds
+    monkeypatch.setattr(launch, "STARTUP_ATTEMPTS", STARTUP_ATTEMPTS)
     before = mpi_processes()
     monkeypatch.setenv("UCX_TLS", "no-such-transport")
     with pytest.raises(TuwvizError, match=f"MPI engines did not start in {STARTUP_ATTEMPTS} attempts"):

@@ -46,3 +46,4 @@ def test_the_explorer_draws_its_figures_when_its_cell_first_runs(lab, browser):
         assert not [e for e in errors if "Bokeh" in e or "tuwviz" in e], errors
     finally:
         page.close()
+        lab.shutdown_kernels()  # the server is the session's: leave it as it was

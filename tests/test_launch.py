@@ -12,9 +12,10 @@ CASES = [{"mode": "trace", "problem": make_problem("gatherv", 2, "same", 1).to_d
           "algorithm": "linear"}]
 
 
-def test_mpi_that_never_starts_is_tried_again_then_named(capfd):
+def test_mpi_that_never_starts_is_tried_again_then_named(capfd, monkeypatch):
     # UCX refuses an unknown transport inside MPI_Init: no rank ever reports, as in the
     # launcher's rare start-up failures, but every time
+    monkeypatch.setattr(launch, "STARTUP_ATTEMPTS", 2)  # one retry shows the loop
     with pytest.raises(TuwvizError) as err:
         run_mpiexec(2, CASES, extra_env={"UCX_TLS": "no-such-transport"})
     text = str(err.value)

@@ -57,7 +57,7 @@ HEARTBEAT_ARGS = {
     "engine": [f"--IPEngine.max_heartbeat_misses={180_000 // (HEARTBEAT_MS + 500)}"],
 }
 #: Seconds the other ranks get to finish after one rank failed before engines are stopped.
-FAILURE_GRACE = 3.0
+FAILURE_GRACE = 1.5
 #: Verify cases handed to the engines in one call.  A call costs a round trip of 90-170 ms,
 #: more than most verify cases take, so they go in batches; timed cases (bench, calibrate)
 #: go one per call, so their rows are saved as each one ends.
