@@ -92,11 +92,38 @@ FIGURES = {
 }
 
 
+def _sweep_problems(collective: str, sweep: str) -> list:
+    """The problems of `collective` that trace = model compares in `sweep` (TRACE_SWEEPS)."""
+    return [make_problem(collective, p, dist, b, q=q, b_b=bb, seed=p + q)
+            for groups, dists, sizes in TRACE_SWEEPS[sweep]
+            for p, q in groups for dist in dists for b, bb in sizes]
+
+
 @pytest.fixture(scope="module")
-def figures():
-    names = list(FIGURES)
-    traces = trace([FIGURES[n][0] for n in names], [FIGURES[n][1] for n in names])
-    return dict(zip(names, traces))
+def traced():
+    """``traced(key)``: traces of FIGURES ("figures") or of a TRACE_SWEEPS sweep, as
+    ``[(problem, algorithm, events)]``.  One mpiexec job per tier: the figures and the
+    quick sweep run together, the full sweep alone."""
+    cache: dict[str, list] = {}
+
+    def get(key: str) -> list:
+        if key not in cache:
+            keys = ["figures", "quick"] if key in ("figures", "quick") else [key]
+            jobs = {k: list(FIGURES.values()) if k == "figures" else
+                    [(pr, alg) for coll, alg in MODELLED for pr in _sweep_problems(coll, k)]
+                    for k in keys}
+            flat = [job for k in keys for job in jobs[k]]
+            events = iter(trace([pr for pr, _ in flat], [alg for _, alg in flat]))
+            for k in keys:
+                cache[k] = [(pr, alg, next(events)) for pr, alg in jobs[k]]
+        return cache[key]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def figures(traced):
+    return {name: events for name, (_, _, events) in zip(FIGURES, traced("figures"))}
 
 
 def test_algorithm_1_sends_figure_2s_messages(figures):
@@ -276,14 +303,13 @@ TRACE_SWEEPS = {
 
 @pytest.mark.parametrize("sweep", ["quick", pytest.param("full", marks=pytest.mark.full)])
 @pytest.mark.parametrize("collective, algorithm", MODELLED)
-def test_trace_equals_model(collective, algorithm, sweep):
+def test_trace_equals_model(collective, algorithm, sweep, traced):
     from tuwviz import model
 
-    problems = [make_problem(collective, p, dist, b, q=q, b_b=bb, seed=p + q)
-                for groups, dists, sizes in TRACE_SWEEPS[sweep]
-                for p, q in groups for dist in dists for b, bb in sizes]
-    traces = trace(problems, algorithm)
-    for pr, events in zip(problems, traces):
+    runs = [(pr, events) for pr, alg, events in traced(sweep)
+            if (pr.collective, alg) == (collective, algorithm)]
+    assert len(runs) == len(_sweep_problems(collective, sweep))
+    for pr, events in runs:
         s = model.schedule(collective, algorithm, pr)
         assert s.matches_trace(events), (pr.label(), [
             (r, [(e["dir"], e["peer"], e["bytes"]) for e in events[r]], s.messages(r))
