@@ -402,22 +402,23 @@ def test_counts_that_disagree_with_the_root_fail_on_all_ranks(collective, field)
     base = {"mode": "verify", "problem": pr.to_dict(), "algorithm": "tuw"}
     bad = {**base, "count_override": {"rank": 4, "count": 7}}
     neg = {**base, "count_override": {"rank": 1, "count": -1}}
+    # first the same count as the root's: the check does not fire on good input
+    good = {**base, "count_override": {"rank": 4, "count": 3}}
+    results = []
     with pytest.raises(RankFailure) as err:
-        run_mpiexec(5, [bad], stall_limit=hang_guard(300))
+        run_mpiexec(5, [good, bad], lambda i, c, r: results.append(r),
+                    stall_limit=hang_guard(300))
+    assert results == [{"ok": True, "mismatches": []}]
     msg = str(err.value)
     assert err.value.rank == 4  # the rank at fault, whichever rank reported first
     # one line says what is wrong; the next names the case that was running
     first, running = msg.splitlines()
     assert (f"{collective}: counts disagree: rank 4 passes {field} 7, but the root (rank 2) "
             f"has {'recvcounts' if collective == 'gatherv' else 'sendcounts'}[4] = 3") in first
-    assert running.strip() == f"running: {collective}/tuw p=5 root=2 dist=same b=3 (case 1 of 1)"
+    assert running.strip() == (f"running: {collective}/tuw p=5 root=2 dist=same b=3 "
+                               f"(case 2 of 2; 1 finished before it)")
     with pytest.raises(RankFailure, match=f"rank 1 passes a negative {field} -1"):
         run_mpiexec(5, [neg], stall_limit=hang_guard(300))
-    # the same count as the root's is fine: the check does not fire on good input
-    results = []
-    run_mpiexec(5, [{**base, "count_override": {"rank": 4, "count": 3}}],
-                lambda i, c, r: results.append(r), stall_limit=hang_guard(300))
-    assert results == [{"ok": True, "mismatches": []}]
 
 
 def test_model_cli_bad_input(cli):
