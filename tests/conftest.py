@@ -127,16 +127,44 @@ def cli():
     return run_cli
 
 
-@pytest.fixture
-def kernels_copy(tmp_path, monkeypatch):
-    """A private copy of kernels_c and its build dir, selected as a student would."""
+@pytest.fixture(scope="session")
+def _kernels_tree(tmp_path_factory):
+    """One copy of kernels_c for the session, its pristine files, and its build folder."""
     from tuwviz import kernels
 
-    src = tmp_path / "kernels_c"
+    root = tmp_path_factory.mktemp("kernels-copy")
+    src = root / "kernels_c"
     shutil.copytree(kernels.KERNELS_DIR, src, ignore=shutil.ignore_patterns("build"))
+    pristine = {f.relative_to(src): f.read_bytes() for f in src.rglob("*") if f.is_file()}
+    return src, root / "build", pristine
+
+
+@pytest.fixture
+def kernels_copy(_kernels_tree, monkeypatch):
+    """A copy of kernels_c and its build dir, selected as a student would, to edit.
+
+    The copy is the session's: afterwards every file is as it was and files the test added
+    are gone, while the build folder keeps its objects, so the next test compiles only the
+    files it edits (a fresh copy would compile all of them, seconds each time)."""
+    src, build, pristine = _kernels_tree
     monkeypatch.setenv("TUWVIZ_KERNELS", str(src))
-    monkeypatch.setenv("TUWVIZ_BUILD_DIR", str(tmp_path / "build"))
-    return src
+    monkeypatch.setenv("TUWVIZ_BUILD_DIR", str(build))
+    try:
+        yield src
+    finally:
+        for f in sorted(src.rglob("*"), reverse=True):  # files before their folders
+            rel = f.relative_to(src)
+            if f.is_dir():
+                if not any(k.parts[:len(rel.parts)] == rel.parts for k in pristine):
+                    shutil.rmtree(f)
+            elif rel not in pristine:
+                f.unlink()
+            elif f.read_bytes() != pristine[rel]:
+                f.write_bytes(pristine[rel])
+        for rel, data in pristine.items():  # a file the test removed
+            if not (src / rel).exists():
+                (src / rel).parent.mkdir(parents=True, exist_ok=True)
+                (src / rel).write_bytes(data)
 
 
 MPI_PROCESS_MARKERS = ("ipyparallel.engine", "ipyparallel.controller", "ipcontroller", "hydra_pmi_proxy",

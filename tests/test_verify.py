@@ -133,25 +133,22 @@ def test_a_wrong_kernel_is_caught_and_located(broken_linear):
             "b=2: at rank 3: rank 0's block, element 0 (byte 0 of the buffer): expected ") in text
 
 
-def _kernel_copy(tmp_path, monkeypatch, *edits: tuple[str, str]):
-    """A copy of the kernels with edits (old, new) to the linear Gatherv, used by the ranks."""
-    src = tmp_path / "kernels_c"
-    shutil.copytree(kernels.KERNELS_DIR, src)
+def _kernel_copy(src, *edits: tuple[str, str]):
+    """`src`, a copy of the kernels (the `kernels_copy` fixture, which the ranks use), with
+    edits (old, new) to the linear Gatherv."""
     c_file = src / "gatherv" / "gatherv_linear.c"
     text = c_file.read_text()
     for old, new in edits:
         assert old in text
         text = text.replace(old, new, 1)
     c_file.write_text(text)
-    monkeypatch.setenv("TUWVIZ_KERNELS", str(src))
-    monkeypatch.setenv("TUWVIZ_BUILD_DIR", str(tmp_path / "build"))
     return src
 
 
-def test_mismatches_are_grouped_and_told_in_elements(tmp_path, monkeypatch, cli):
+def test_mismatches_are_grouped_and_told_in_elements(kernels_copy, cli):
     # off by one element only for p >= 3 and a root other than 0 (the issue's pattern)
-    _kernel_copy(tmp_path, monkeypatch, ("(MPI_Aint)displs[i] * extent",
-                                         "(MPI_Aint)(displs[i] + (p >= 3 && root != 0)) * extent"))
+    _kernel_copy(kernels_copy, ("(MPI_Aint)displs[i] * extent",
+                                "(MPI_Aint)(displs[i] + (p >= 3 && root != 0)) * extent"))
     r = cli("verify", "--np", "1-4", "--collective", "gatherv", "--algorithms", "linear",
             "--dist", "same", "--b", "5", "--types", "same")
     assert r.returncode == 1, r.stdout + r.stderr
@@ -181,16 +178,15 @@ def _first_element(p: int, rank: int) -> int:
     return int(make_buffers(make_problem("gatherv", p, "same", 5, root=1), rank).send[0])
 
 
-def test_a_crashing_kernel_names_case_signal_and_output_and_keeps_results(tmp_path, monkeypatch,
-                                                                           cli):
+def test_a_crashing_kernel_names_case_signal_and_output_and_keeps_results(kernels_copy, cli):
     # the root writes through a null pointer once p >= 3, after saying so on stderr
-    _kernel_copy(tmp_path, monkeypatch, ("#include <stdlib.h>", "#include <stdio.h>\n#include <stdlib.h>"),
-                 ("    rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);\n",
-                  "    rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);\n"
-                  "    if (p >= 3) {\n"
-                  "        fprintf(stderr, \"linear: about to write through NULL\\n\");\n"
-                  "        *(volatile int *)0 = 1;\n"
-                  "    }\n"))
+    _kernel_copy(kernels_copy, ("#include <stdlib.h>", "#include <stdio.h>\n#include <stdlib.h>"),
+                ("    rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);\n",
+                 "    rc = TUW_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);\n"
+                 "    if (p >= 3) {\n"
+                 "        fprintf(stderr, \"linear: about to write through NULL\\n\");\n"
+                 "        *(volatile int *)0 = 1;\n"
+                 "    }\n"))
     args = ["verify", "--np", "2,3", "--collective", "gatherv", "--algorithms", "linear",
             "--dist", "same", "--b", "1", "--types", "same"]
     r = cli(*args)
