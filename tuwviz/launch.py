@@ -67,7 +67,8 @@ REPORT_PER_RANK = 1.0
 #: Seconds, after a rank's fault handler named the signal that killed it, for the
 #: launcher to pass on what the ranks wrote before (then the job is ended: the launcher
 #: would sleep a second for every rank it ends before it reports, p seconds in all).
-#: The output must also have been quiet for :data:`DRAIN_QUIET` seconds.
+#: The output must also have been quiet for :data:`DRAIN_QUIET` seconds, which is all a
+#: job waits after a rank that reported its own error (a Python exception) has ended.
 DRAIN = 2.0
 DRAIN_QUIET = 0.5
 #: Label MPICH's gforker puts before each line a rank prints (``MPIEXEC_PREFIX_STDOUT``,
@@ -359,7 +360,12 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                     how = _fatal_how(watch.fatal(dead[0]))
                     if how and dead[0] not in out.ended:
                         out.ended[dead[0]] = how
-                    drained = how and now - dead_since > DRAIN and now - last > DRAIN_QUIET
+                    # a rank that reported its own error and then aborted: the report says
+                    # it all and came after the rank's other output; nothing to wait for
+                    reported = (error is not None and error["type"] != "KeyboardInterrupt"
+                                and error["rank"] in dead)
+                    drained = ((how and now - dead_since > DRAIN) or reported) \
+                        and now - last > DRAIN_QUIET
                     if drained or now - dead_since > REPORT_GRACE + REPORT_PER_RANK * nranks:
                         _signal_group(proc, signal.SIGKILL)
                     continue
