@@ -24,7 +24,7 @@ def source_copy(tmp_path, monkeypatch):
     return src
 
 
-def test_build_is_cached_and_rebuilt_when_a_source_changes(source_copy):
+def test_build_is_cached_and_rebuilt_when_a_source_changes(source_copy, monkeypatch):
     first = kernels.build(source_copy)
     assert first.exists()
     stamp = first.stat().st_mtime_ns
@@ -43,6 +43,18 @@ def test_build_is_cached_and_rebuilt_when_a_source_changes(source_copy):
     c_file.write_text(c_file.read_text().replace("a student's edit", "a student's EDIT"))
     third = kernels.build(source_copy)
     assert third not in (first, second)
+    # a workspace (a student's own rows and files) compiles its files and the registry,
+    # not the package's again: its function names are not in the package's prototypes
+    from tuwviz.assignment import new
+    from tuwviz.table import WORKSPACE_VAR
+
+    objects = set((first.parent / "obj").glob("*.o"))
+    monkeypatch.setenv(WORKSPACE_VAR, str(new("gather-scatter", source_copy.parent / "ws")))
+    fourth = kernels.build(source_copy)
+    new_objects = sorted(o.name.rsplit("-", 1)[0] for o in
+                         set((first.parent / "obj").glob("*.o")) - objects)
+    assert new_objects == sorted(["my_gather", "my_scatter", fourth.stem + ".registry"]), new_objects
+    monkeypatch.delenv(WORKSPACE_VAR)
     (source_copy / "include" / "extra.h").write_text("/* new */\n")
     assert kernels.library_path(source_copy) not in (first, second, third)
 
