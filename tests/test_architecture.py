@@ -1,0 +1,115 @@
+"""The package keeps its layers, and the C helpers call no algorithm.
+
+The layers and today's exceptions are in ``pyproject.toml`` (``[tool.importlinter]``):
+``lint-imports`` reads every import, those inside functions too.  Each exception is an
+entry of ``ignore_imports``; an entry that no longer matches an import fails the check, so
+the list can only shrink.  The checks must be able to fail: a planted upward import, a
+planted circle and a stale exception each break a copy of the package.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import hang_guard
+from tuwviz.table import load_table
+
+REPO = Path(__file__).resolve().parent.parent
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    """`lint-imports` on the package under `root` (its own copy, not the installed one)."""
+    env = dict(os.environ, PYTHONPATH=str(root))
+    return subprocess.run([str(LINT_IMPORTS), "pyproject.toml", "--no-cache"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=hang_guard(120))
+
+
+def test_the_package_keeps_its_layers_and_has_no_circles():
+    out = lint_imports(REPO)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Contracts: 2 kept, 0 broken." in out.stdout
+
+
+PLANTS = {
+    # file, code appended, what the report must say
+    "upward import inside a function": (
+        "errors.py", "\n\ndef _planted():\n    from .viz import plots\n",
+        ["layers: cli > course", "foundation BROKEN",
+         "tuwviz.errors is not allowed to import tuwviz.viz", "tuwviz.errors -> tuwviz.viz.plots"]),
+    # problems imports collectives; both are in the bottom layer, so only the circle is wrong
+    "circle within one layer": (
+        "collectives.py", "\n\ndef _planted():\n    from . import problems\n",
+        ["foundation KEPT", "no import circles among the modules of any one package BROKEN",
+         "No cycles are allowed in tuwviz."]),
+}
+
+
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+def test_a_planted_import_breaks_the_contracts(tmp_path, plant):
+    name, code, said = PLANTS[plant]
+    copy = _package_copy(tmp_path)
+    with open(copy / "tuwviz" / name, "a") as f:
+        f.write(code)
+    out = lint_imports(copy)
+    assert out.returncode == 1, out.stdout + out.stderr
+    report = " ".join(out.stdout.split())  # the contract's name is wrapped
+    for words in said:
+        assert words in report, out.stdout
+
+
+def test_a_stale_exception_breaks_the_contracts(tmp_path):
+    # an allow-list entry whose import is gone (a step moved it) must be removed
+    copy = _package_copy(tmp_path)
+    path = copy / "pyproject.toml"
+    text = path.read_text()
+    assert text.count('"tuwviz.trace -> tuwviz.sweep",') == 1
+    trace = copy / "tuwviz" / "trace.py"
+    trace.write_text(trace.read_text().replace("from .sweep import Backend\n", "Backend = None\n"))
+    out = lint_imports(copy)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "tuwviz.trace -> tuwviz.sweep" in out.stdout + out.stderr
+
+
+def _package_copy(tmp_path: Path) -> Path:
+    shutil.copytree(REPO / "tuwviz", tmp_path / "tuwviz",
+                    ignore=shutil.ignore_patterns("__pycache__", "assignments"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    return tmp_path
+
+
+# --- C: helpers wrap point-to-point calls and local copies, never an algorithm ----------
+
+#: Today's exception: the intergroup helpers build their broadcasts on the ring Allgatherv
+#: (they move to kernels_c/bcast/ in a later step of the layered-package issue).
+HELPER_CALLS_ALLOWED = {("intergroup.c", "TUW_Allgatherv_ring")}
+
+
+def helper_calls(common: Path) -> set[tuple[str, str]]:
+    """(file, function) for each algorithm of the table that a file of `common` calls."""
+    functions = {row.function for row in load_table(REPO / "kernels_c").rows() if not row.library}
+    found = set()
+    for path in sorted(common.glob("*.c")):
+        code = re.sub(r"/\*.*?\*/|//[^\n]*", "", path.read_text(), flags=re.S)  # no comments
+        for fn in functions:
+            if re.search(rf"\b{fn}\s*\(", code):
+                found.add((path.name, fn))
+    return found
+
+
+def test_c_helpers_call_no_algorithm():
+    assert helper_calls(REPO / "kernels_c" / "common") == HELPER_CALLS_ALLOWED
+
+
+def test_a_helper_calling_an_algorithm_is_seen(tmp_path):
+    common = tmp_path / "common"
+    common.mkdir()
+    (common / "p2p.c").write_text("/* TUW_Gather_binomial( in a comment */\n"
+                                  "int f(void) { return TUW_Gather_binomial (0); }\n")
+    assert helper_calls(common) == {("p2p.c", "TUW_Gather_binomial")}
