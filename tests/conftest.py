@@ -130,11 +130,11 @@ def cli():
 @pytest.fixture(scope="session")
 def _kernels_tree(tmp_path_factory):
     """One copy of kernels_c for the session, its pristine files, and its build folder."""
-    from tuwviz import kernels
+    from tuwviz import config
 
     root = tmp_path_factory.mktemp("kernels-copy")
     src = root / "kernels_c"
-    shutil.copytree(kernels.KERNELS_DIR, src, ignore=shutil.ignore_patterns("build"))
+    shutil.copytree(config.KERNELS_DIR, src, ignore=shutil.ignore_patterns("build"))
     pristine = {f.relative_to(src): f.read_bytes() for f in src.rglob("*") if f.is_file()}
     return src, root / "build", pristine
 

@@ -24,7 +24,7 @@ import sys
 
 import pytest
 
-from tuwviz import kernels
+from tuwviz import config
 from tuwviz.collectives import collective
 from tuwviz.launch import local_mpi_command, mpi_env, record_launch
 from tuwviz.table import load_table
@@ -89,7 +89,7 @@ def test_every_allreduce_gives_every_rank_the_same_bits_at_every_n(tier):
 
 # Planted kernels with the two bugs, made from today's sources so they stay close to them.
 def _plant(kernels_copy, collective_name: str, source: str, name: str, bug) -> None:
-    src = (kernels.KERNELS_DIR / collective_name / f"{collective_name}_{source}.c").read_text()
+    src = (config.KERNELS_DIR / collective_name / f"{collective_name}_{source}.c").read_text()
     fn = f"TUW_{collective_name.capitalize()}_{source}"
     planted = bug(src).replace(fn, f"TUW_{collective_name.capitalize()}_{name}")
     assert planted != src.replace(fn, f"TUW_{collective_name.capitalize()}_{name}"), "bug not planted"

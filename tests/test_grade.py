@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from tuwviz import kernels
+from tuwviz import config
 from tuwviz.assignment import new, use
 from tuwviz.grade import grade
 from tuwviz.table import WORKSPACE_VAR
@@ -23,7 +23,7 @@ from tuwviz.table import WORKSPACE_VAR
 from conftest import hang_guard
 
 SMALL = dict(ps=(1, 2, 3, 5, 8), bs=(0, 100))
-KDIR = kernels.KERNELS_DIR
+KDIR = config.KERNELS_DIR
 
 
 def _kernel(rel: str, function: str, edits: list[tuple[str, str]] = ()) -> str:

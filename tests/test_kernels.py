@@ -9,7 +9,7 @@ import pytest
 
 from conftest import hang_guard, run_cli
 
-from tuwviz import kernels
+from tuwviz import config, kernels
 from tuwviz.collectives import COLLECTIVES
 from tuwviz.errors import KernelBuildError, MPINotFoundError
 from tuwviz.launch import record_launch
@@ -19,7 +19,7 @@ from tuwviz.launch import record_launch
 def source_copy(tmp_path, monkeypatch):
     """A private copy of kernels_c and build dir, as a student editing kernels would have."""
     src = tmp_path / "kernels_c"
-    shutil.copytree(kernels.KERNELS_DIR, src, ignore=shutil.ignore_patterns("build"))
+    shutil.copytree(config.KERNELS_DIR, src, ignore=shutil.ignore_patterns("build"))
     monkeypatch.setenv("TUWVIZ_BUILD_DIR", str(tmp_path / "build"))
     return src
 

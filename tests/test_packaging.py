@@ -148,7 +148,8 @@ def test_pyproject_metadata():
     data = load_pyproject()
     project = data["project"]
     assert project["name"] == "tuwviz"
-    assert project["version"] == "0.1.0"
+    assert project["dynamic"] == ["version"]
+    assert data["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "tuwviz._version.__version__"}
     assert SpecifierSet(project["requires-python"]).contains("3.10")
     assert not SpecifierSet(project["requires-python"]).contains("3.9")
     assert project["scripts"]["tuwviz"] == "tuwviz.cli:main"

@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from tuwviz import kernels, typepairs
+from tuwviz import config, typepairs
 from tuwviz.collectives import COLLECTIVES
 from tuwviz.errors import RankFailure
 from tuwviz.table import load_table
@@ -105,7 +105,7 @@ def test_cases_cover_roots_distributions_and_empty_blocks():
 def broken_linear(tmp_path, monkeypatch):
     """A copy of the kernels whose linear Gatherv puts block i one element too far."""
     src = tmp_path / "kernels_c"
-    shutil.copytree(kernels.KERNELS_DIR, src)
+    shutil.copytree(config.KERNELS_DIR, src)
     c_file = src / "gatherv" / "gatherv_linear.c"
     text = c_file.read_text()
     wrong = text.replace("(MPI_Aint)displs[i] * extent", "(MPI_Aint)(displs[i] + 1) * extent")

@@ -14,12 +14,11 @@ LocalCluster
 make_problem
     Build a problem instance from the papers' block-size distributions.
 """
-__version__ = "0.1.0"
+import sys as _sys
+import types as _types
 
-import sys as _sys  # noqa: E402
-import types as _types  # noqa: E402
-
-from .problems import Problem, make_problem  # noqa: E402
+from ._version import __version__
+from .problems import Problem, make_problem
 
 __all__ = ["Problem", "make_problem", "verify", "bench", "LocalCluster", "__version__"]
 

@@ -27,7 +27,8 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .table import WORKSPACE_VAR, load_table, table_path
+from . import config
+from .table import table_path, workspace_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -36,11 +37,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .grade import GradeReport
 
 __all__ = ["ASSIGNMENTS", "QUICK_VAR", "draw_messages", "new", "optimality_table", "settings",
-           "speed", "use", "workspace_rows"]
+           "speed", "use"]
 
 #: Set to 1, an assignment notebook grades a small sweep: an instructor's trial run, or
 #: the tests; students get the full one.
-QUICK_VAR = "TUWVIZ_ASSIGNMENT_QUICK"
+QUICK_VAR = config.ASSIGNMENT_QUICK
 
 #: Assignment names and their template directories (``tuwviz/assignments/``).
 ASSIGNMENTS = {"gather-scatter": "gather_scatter"}
@@ -106,13 +107,14 @@ def use(directory: str | Path | None) -> Path | None:
         If `directory` has no ``algorithms.toml``.
     """
     if directory is None:
-        os.environ.pop(WORKSPACE_VAR, None)
+        os.environ.pop(config.WORKSPACE, None)
         return None
     path = Path(directory).expanduser().resolve()
     if not table_path(path).is_file():
         raise ValueError(f"{path} is no workspace: it has no algorithms.toml (make one with "
                          f"'tuwviz assignment new gather-scatter {directory}')")
-    os.environ[WORKSPACE_VAR] = str(path)
+    # the environment, not a module variable: MPI ranks and engines started later inherit it
+    os.environ[config.WORKSPACE] = str(path)
     return path
 
 
@@ -132,16 +134,11 @@ def settings() -> dict:
     from .grade import GRADE_BS, GRADE_PS, MEMORY_PS, OPTIMALITY_PS
     from .performance import PERF_P, PERF_REPS, PERF_SIZES
 
-    if os.environ.get(QUICK_VAR) == "1":
+    if config.assignment_quick():
         return {"ps": (1, 2, 3, 4, 5), "bs": (0, 100), "memory_ps": (3,), "opt_ps": (2, 3, 5),
                 "performance": {"p": 3, "sizes": (1, 1000), "reps": 3}}
     return {"ps": GRADE_PS, "bs": GRADE_BS, "memory_ps": MEMORY_PS, "opt_ps": OPTIMALITY_PS,
             "performance": {"p": PERF_P, "sizes": PERF_SIZES, "reps": PERF_REPS}}
-
-
-def workspace_rows(directory: str | Path) -> list:
-    """The rows a workspace adds (its own ``algorithms.toml``, read alone)."""
-    return load_table(Path(directory).expanduser().resolve(), workspace=False).rows()
 
 
 # The assignment notebook's views of a graded workspace: each takes the GradeReport, and a

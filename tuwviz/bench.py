@@ -24,10 +24,10 @@ from typing import Iterable
 
 import numpy as np
 
-from . import kernels
+from . import config, kernels
 from .collectives import collective
 from .errors import OutputPathError
-from .launch import MAX_RANKS, check_ranks, mpiexec_backend, run_mpiexec
+from .launch import check_ranks, mpiexec_backend, run_mpiexec
 from .params import check_params, expand, label
 from .problems import (DATATYPES, INTERGROUP_COLLECTIVES, MAX_COUNT, Problem, case_ranks,
                        check_buffer, check_int, check_op, make_problem)
@@ -514,7 +514,7 @@ def bench(
     ------
     ValueError
         Before anything is measured or written: unknown names, an empty selection, p
-        outside ``1..MAX_RANKS``, non-integer or negative sizes, a root for a collective
+        outside ``1..`` :func:`tuwviz.config.max_ranks`, non-integer or negative sizes, a root for a collective
         without one, bad reps/warm-up/time limit, or an `out` that cannot be written
         (:class:`~tuwviz.errors.OutputPathError`).
     """
@@ -522,7 +522,7 @@ def bench(
         from .verify import RANKS_HINT
 
         sizes = ([p + q for p, q in parse_groups(groups)] if groups is not None
-                 else int_values("ps", ps, lo=1, hi=MAX_RANKS, hint=RANKS_HINT))
+                 else int_values("ps", ps, lo=1, hi=config.max_ranks(), hint=RANKS_HINT))
         for p in sizes:
             check_ranks(p)
         backend = mpiexec_backend(stall_limit)

@@ -51,6 +51,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from . import config
+
 __all__ = ["Calibration", "SIZES", "cache_dir", "calibrate", "calibration_cases",
            "fit_alpha_beta", "layout_key", "load", "load_all", "local_layout"]
 
@@ -68,10 +70,7 @@ GAMMA_DATATYPES = ("byte", "int", "double")
 def cache_dir() -> Path:
     """Where calibrations are kept: ``$TUWVIZ_CACHE/calibration``, else
     ``$XDG_CACHE_HOME/tuwviz/calibration`` (``~/.cache/tuwviz/calibration``)."""
-    root = os.environ.get("TUWVIZ_CACHE")
-    if not root:
-        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tuwviz"
-    return Path(root) / "calibration"
+    return config.cache_dir() / "calibration"
 
 
 def layout_key(host: str, cores: int, mpi_library: str, ranks: int) -> str:

@@ -15,6 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from . import config
 from .errors import TuwvizError
 
 __all__ = ["main"]
@@ -154,11 +155,10 @@ class _Parser(argparse.ArgumentParser):
 def _np_list(text: str, name: str = "--np") -> list[int]:
     """``--np`` of verify, bench and grade: at most the machine's rank limit, checked while
     parsing (``1-10000000`` fails at once)."""
-    from .launch import MAX_RANKS
     from .sweep import parse_int_list
     from .verify import RANKS_HINT
 
-    return parse_int_list(text, name=name, lo=1, hi=MAX_RANKS, hint=RANKS_HINT)
+    return parse_int_list(text, name=name, lo=1, hi=config.max_ranks(), hint=RANKS_HINT)
 
 
 def _np_or_groups(args, default: str) -> list[int]:
@@ -399,11 +399,9 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=_int_type(0), default=0,
                     help="seed for the random block sizes of --dist random and spikes "
                          "(default 0)")
-    from .model import MAX_MESSAGES
-
-    sp.add_argument("--max-messages", type=_int_type(1), default=MAX_MESSAGES,
+    sp.add_argument("--max-messages", type=_int_type(1), default=config.max_model_messages(),
                     help=f"refuse schedules estimated to have more messages (default "
-                         f"{MAX_MESSAGES:,}, or TUWVIZ_MAX_MODEL_MESSAGES)")
+                         f"{config.max_model_messages():,}, or TUWVIZ_MAX_MODEL_MESSAGES)")
     common(sp)
 
     from .assignment import ASSIGNMENTS
@@ -1138,7 +1136,11 @@ _SAVES_ROWS = ("bench", "guidelines")
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tuwviz`` command."""
-    parser = _parser()
+    try:
+        parser = _parser()
+    except ValueError as exc:  # a bad TUWVIZ_* setting read for a default
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

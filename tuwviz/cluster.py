@@ -33,17 +33,13 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from . import reaper
+from . import config, reaper
 from .errors import RankFailure, TuwvizError
-from .launch import (SILENT_LIMIT, STALL_LIMIT, TIMED_MODES, check_ranks, check_stall_limit, local_mpi_command,
-                     loopback_env, mpi_env, record_launch, start_with_retries)
-from .watch import ENV_VAR as WATCH_ENV
+from .launch import SILENT_LIMIT, STALL_LIMIT, TIMED_MODES, check_ranks, check_stall_limit
+from .launch import local_mpi_command, loopback_env, mpi_env, record_launch, start_with_retries
 from .watch import RankWatch
 
-__all__ = ["LocalCluster", "PROFILES_DIR", "free_cores"]
-
-#: Where the ipyparallel profiles live; ``TUWVIZ_PROFILES`` overrides.
-PROFILES_DIR = Path(os.environ.get("TUWVIZ_PROFILES", Path(__file__).resolve().parent.parent / "cluster_profiles"))
+__all__ = ["LocalCluster", "free_cores"]
 
 #: Milliseconds between the controller's heartbeats.  ipyparallel's 3 s made every start
 #: wait 3-6 s: an engine counts as registered only at the beat after its first answer.
@@ -150,7 +146,7 @@ class LocalCluster:
         Number of engines (= MPI ranks).  More than the machine's cores is allowed
         (oversubscription); results are labelled so.
     profile : str
-        Name of a profile directory under :data:`PROFILES_DIR` (``local`` or ``slurm``).
+        Name of a profile directory under :func:`tuwviz.config.profiles_dir` (``local`` or ``slurm``).
     heavy_yield : bool, optional
         MPICH heavy-yield mode for the engines (default: on when oversubscribed).
     start_timeout : float
@@ -174,9 +170,10 @@ class LocalCluster:
         check_ranks(n)
         self.stall_limit = check_stall_limit(stall_limit)
         self.n = n
-        self.profile_dir = PROFILES_DIR / profile
+        profiles = config.profiles_dir()
+        self.profile_dir = profiles / profile
         if not (self.profile_dir / "ipcluster_config.py").exists():
-            valid = ", ".join(sorted(p.name for p in PROFILES_DIR.iterdir() if p.is_dir()))
+            valid = ", ".join(sorted(p.name for p in profiles.iterdir() if p.is_dir()))
             raise ValueError(f"unknown profile {profile!r}; valid profiles: {valid}")
         self.heavy_yield = heavy_yield
         self.start_timeout = start_timeout
@@ -210,7 +207,7 @@ class LocalCluster:
             **loopback_env(),
             **mpi_env(self.n, self.heavy_yield),
             "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
-            WATCH_ENV: self._watch.address,
+            config.WATCH: self._watch.address,
         }
         # engines start as `mpiexec ... python -m ipyparallel.engine`: use this Python's
         # MPI, whatever PATH says, and its single-machine launcher (no TCP port)

@@ -59,8 +59,8 @@ from .errors import KernelBuildError, RankFailure, TuwvizError
 from .launch import mpiexec_backend
 from .performance import PERF_P, PERF_REPS, PERF_SIZES
 from .problems import make_problem
-from .report import ranges
-from .table import WORKSPACE_VAR, TableError, table_path
+from .report import ranges, size_label
+from .table import WORKSPACE_VAR, TableError, table_path, workspace_rows
 from .typepairs import NULL_PAIRS, pairs_for
 
 __all__ = ["GRADE_BS", "GRADE_PS", "MEMORY_BS", "MEMORY_PS", "GradeReport", "grade",
@@ -248,7 +248,6 @@ def grade(workspace: str | Path, ps: Iterable[int] = GRADE_PS, bs: Iterable[int]
         If `workspace` is not a workspace (no ``algorithms.toml``) or adds no rows.
     """
     from . import kernels
-    from .assignment import workspace_rows
 
     ws = Path(workspace).expanduser().resolve()
     if not table_path(ws).is_file():
@@ -432,7 +431,7 @@ def _optimality(report: GradeReport, row, correct: bool, traced: _Traced) -> Non
 def _performance(report: GradeReport, row, correct: bool, p: int, sizes: list[int],
                  reps: int, stall_limit: float, progress: bool) -> None:
     """Time one row against the library; files in ``grade/``, a summary as a check."""
-    from .performance import PERF_ROOTS, performance, size_label, stem as performance_stem
+    from .performance import PERF_ROOTS, performance, stem as performance_stem
 
     check = "runtime against the library (information, not graded)"
     if not correct:

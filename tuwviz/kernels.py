@@ -32,6 +32,7 @@ import json
 import math
 from pathlib import Path
 
+from . import config
 from .collectives import COLLECTIVES
 from .errors import KernelBuildError, MPINotFoundError
 from .table import Row, load_table, pinned_table, table_path, workspace_dir
@@ -39,7 +40,6 @@ from .table import Row, load_table, pinned_table, table_path, workspace_dir
 __all__ = [
     "Algorithm",
     "KEEP_LIBRARIES",
-    "KERNELS_DIR",
     "algorithms",
     "build",
     "clean_stale",
@@ -56,17 +56,7 @@ __all__ = [
     "pinned",
     "sanitize_env",
     "sanitizer",
-    "sources_dir",
 ]
-
-#: The C sources shipped with tuwviz.
-KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels_c"
-
-
-def sources_dir() -> Path:
-    """Where the C sources are read from: ``TUWVIZ_KERNELS`` if set (e.g. a student's own
-    copy; MPI ranks inherit it), else :data:`KERNELS_DIR`."""
-    return Path(os.environ.get("TUWVIZ_KERNELS", KERNELS_DIR))
 
 CFLAGS = ["-O2", "-g", "-Wall", "-fPIC", "-shared"]
 #: Version of how :func:`build` compiles (generated files, options beyond CFLAGS); part of
@@ -86,7 +76,7 @@ def sanitizer() -> str | None:
     KernelBuildError
         For a value other than those of :data:`SANITIZERS`.
     """
-    name = os.environ.get("TUWVIZ_SANITIZE", "").strip()
+    name = config.sanitize()
     if not name:
         return None
     if name not in SANITIZERS:
@@ -293,14 +283,9 @@ def clean_stale(current: Path, keep: int = KEEP_LIBRARIES) -> list[Path]:
     return removed
 
 
-def _build_dir() -> Path:
-    default = KERNELS_DIR.parent / "build" / "kernels"
-    return Path(os.environ.get("TUWVIZ_BUILD_DIR", default))
-
-
 def library_path(kernels_dir: Path | None = None, mpicc: str | None = None) -> Path:
     """Path the library for the current sources would have (built or not)."""
-    kernels_dir = Path(kernels_dir or sources_dir())
+    kernels_dir = Path(kernels_dir or config.kernels_dir())
     mpicc = mpicc or find_mpicc()
     compiler = " ".join([mpicc, *_cflags(), f"recipe {BUILD_RECIPE}"])
     dirs = [(kernels_dir, "")]
@@ -318,7 +303,7 @@ def library_path(kernels_dir: Path | None = None, mpicc: str | None = None) -> P
                 h.update((d / rel).read_bytes())
         _digests[key] = h.hexdigest()[:16]
     tag = f"-{sanitizer()}" if sanitizer() else ""
-    return _build_dir() / f"libtuwviz{tag}-{_digests[key]}.so"
+    return config.build_dir() / f"libtuwviz{tag}-{_digests[key]}.so"
 
 
 def build(kernels_dir: Path | None = None, mpicc: str | None = None) -> Path:
@@ -335,7 +320,7 @@ def build(kernels_dir: Path | None = None, mpicc: str | None = None) -> Path:
     MPINotFoundError
         If no ``mpicc`` is found.
     """
-    kernels_dir = Path(kernels_dir or sources_dir())
+    kernels_dir = Path(kernels_dir or config.kernels_dir())
     if not kernels_dir.is_dir():
         raise KernelBuildError(f"kernel sources not found: {kernels_dir} is not a directory")
     mpicc = mpicc or find_mpicc()

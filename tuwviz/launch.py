@@ -27,22 +27,17 @@ from collections import deque
 from pathlib import Path
 from typing import Callable
 
-from . import reaper
+from . import config, reaper
 from .report import ranges
 from .errors import MPINotFoundError, RankFailure, TimeLimitExceeded, TuwvizError
 from .problems import case_ranks
-from .watch import ENV_VAR as WATCH_ENV
 from .watch import RankWatch
 from .worker import PREFIX
 
-__all__ = ["MAX_RANKS", "STALL_LIMIT", "STARTUP_ATTEMPTS", "THREAD_LEVEL", "check_ranks", "check_stall_limit", "describe_case",
+__all__ = ["STALL_LIMIT", "STARTUP_ATTEMPTS", "THREAD_LEVEL", "check_ranks", "check_stall_limit", "describe_case",
            "find_mpiexec", "key_lines",
            "local_mpi_command", "loopback_env", "mpi_env", "mpiexec_backend", "record_launch", "run_mpiexec",
            "start_with_retries"]
-
-#: Most ranks one run may start on this machine, unless ``TUWVIZ_MAX_RANKS`` says otherwise;
-#: oversubscription beyond this makes runs crawl and can exhaust memory.
-MAX_RANKS = int(os.environ.get("TUWVIZ_MAX_RANKS", "64"))
 
 #: Default no-progress limit, seconds: a run with no result and no new output for this
 #: long is stopped as hung, naming the ranks that stopped responding.
@@ -84,19 +79,15 @@ _HYDRA_SIGNAL = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
 _MPI_ABORT = re.compile(r"called MPI_Abort\(.*?, (-?\d+)\) - process (\d+)")
 
 
-#: Environment variable naming a file that gets one line per MPI launch ("mpiexec N" or
-#: "cluster N", N ranks) and per verify run ("verify N", N cases): the test suite counts
-#: its launches with it (tests/budget.py, which adds lines of its own kinds).
-LAUNCH_LOG_ENV = "TUWVIZ_LAUNCH_LOG"
-
 
 def record_launch(kind: str, nranks: int) -> None:
     """Append ``kind nranks`` to the file named by ``TUWVIZ_LAUNCH_LOG``, if it is set
-    (``nranks``: the ranks started, or for kind ``verify`` the cases run).
+    (``nranks``: the ranks started, or for kind ``verify`` the cases run); the test suite
+    counts its launches with it (tests/budget.py).
 
     One short ``O_APPEND`` write per launch, so concurrent processes do not mix lines.
     """
-    path = os.environ.get(LAUNCH_LOG_ENV)
+    path = config.launch_log()
     if path:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -210,12 +201,14 @@ def mpi_env(nranks: int, heavy_yield: bool | None = None, timed: bool = True) ->
 
 
 def check_ranks(nranks: int) -> None:
-    """Raise ValueError unless 1 <= `nranks` <= :data:`MAX_RANKS`."""
+    """Raise ValueError unless 1 <= `nranks` <= :func:`tuwviz.config.max_ranks` (more
+    oversubscription makes runs crawl and can exhaust memory)."""
     if nranks < 1:
         raise ValueError(f"number of ranks must be at least 1, got {nranks}")
-    if nranks > MAX_RANKS:
+    limit = config.max_ranks()
+    if nranks > limit:
         raise ValueError(
-            f"{nranks} ranks asked, at most {MAX_RANKS} allowed on this machine "
+            f"{nranks} ranks asked, at most {limit} allowed on this machine "
             f"(set TUWVIZ_MAX_RANKS to raise the limit)"
         )
 
@@ -291,7 +284,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     env = {**os.environ, **loopback_env(), **mpi_env(nranks, heavy_yield, timed),
            **(extra_env or {})}
     watch = RankWatch()
-    env[WATCH_ENV] = watch.address
+    env[config.WATCH] = watch.address
     env["PYTHONUNBUFFERED"] = "1"
     env["MPIEXEC_PREFIX_STDOUT"] = env["MPIEXEC_PREFIX_STDERR"] = RANK_LABEL
     # the ranks import this very tuwviz, installed or not

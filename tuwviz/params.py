@@ -29,7 +29,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from .kernels import KERNELS_DIR
+from .config import KERNELS_DIR
 from .table import load_table
 
 __all__ = [

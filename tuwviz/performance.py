@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from .collectives import collective
+from .report import size_label
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["PERF_P", "PERF_REPS", "PERF_ROOTS", "PERF_SIZES", "Performance", "latex_rows",
-           "performance", "size_label", "stem"]
+           "performance", "stem"]
 
 #: Block sizes per process, in bytes: 1 B to 1 MB by decades, as in the report's figures.
 PERF_SIZES = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000)
@@ -43,14 +44,6 @@ PERF_ROOTS = (0, 2)
 PERF_P = 8
 #: Default repetitions per size (after 10 warm-up runs).
 PERF_REPS = 30
-
-
-def size_label(nbytes: int) -> str:
-    """``1 B``, ``10 kB``, ``1 MB`` (decimal units, as the report's axes)."""
-    for unit, scale in (("MB", 10**6), ("kB", 10**3)):
-        if nbytes >= scale and nbytes % scale == 0:
-            return f"{nbytes // scale} {unit}"
-    return f"{nbytes} B"
 
 
 @dataclass

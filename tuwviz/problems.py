@@ -43,12 +43,12 @@ Examples
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from . import config
 from .collectives import collective as collective_info
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "DATATYPES",
     "DISTRIBUTIONS",
     "FILL",
-    "MAX_BUFFER_BYTES",
     "MAX_COUNT",
     "OPS",
     "OP_DATATYPES",
@@ -221,12 +220,6 @@ FILL = 0x5A
 #: Largest block size in elements: MPI counts are C ``int``.
 MAX_COUNT = 2**31 - 1
 
-#: Largest receive buffer in bytes (``m`` times the element size) one run on MPI ranks may
-#: allocate per rank, unless ``TUWVIZ_MAX_BUFFER_BYTES`` says otherwise (default 1 GiB); the
-#: model has no such limit, only a message-count bound (:data:`tuwviz.model.MAX_MESSAGES`).
-MAX_BUFFER_BYTES = int(os.environ.get("TUWVIZ_MAX_BUFFER_BYTES", str(2**30)))
-
-
 def check_int(name: str, value, lo: int | None = None, hi: int | None = None,
               hint: str = "") -> int:
     """`value` as an int, or ValueError naming `name` (non-integers, NaN, out of bounds).
@@ -261,8 +254,9 @@ def check_int(name: str, value, lo: int | None = None, hi: int | None = None,
 
 def check_buffer(problem: "Problem", max_bytes: int | None = None) -> None:
     """Raise ValueError if `problem` cannot run on MPI ranks: a count above C's ``int``,
-    or a receive buffer above `max_bytes` (default :data:`MAX_BUFFER_BYTES`)."""
-    limit = MAX_BUFFER_BYTES if max_bytes is None else max_bytes
+    or a receive buffer above `max_bytes` (default :func:`tuwviz.config.max_buffer_bytes`,
+    1 GiB)."""
+    limit = config.max_buffer_bytes() if max_bytes is None else max_bytes
     big = max(problem.counts)
     if big > MAX_COUNT:
         raise ValueError(f"block size {big} of {problem.label()} exceeds MPI's int count "
@@ -272,7 +266,7 @@ def check_buffer(problem: "Problem", max_bytes: int | None = None) -> None:
         nbytes = max(nbytes, problem.m_prime * problem.itemsize)
     if nbytes > limit:
         raise ValueError(f"{problem.label()} needs a {nbytes}-byte buffer per rank, above "
-                         f"the limit of {limit} bytes (set TUWVIZ_MAX_BUFFER_BYTES to raise it)")  # the paper's choice of rho for the Spikes problem (Section 5)
+                         f"the limit of {limit} bytes (set TUWVIZ_MAX_BUFFER_BYTES to raise it)")
 
 
 def _same(p: int, b: int, rng: np.random.Generator) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Plain-text tables for the command line and notebooks."""
 from __future__ import annotations
 
-__all__ = ["ranges", "text_table"]
+__all__ = ["ranges", "size_label", "text_table"]
 
 
 def ranges(values) -> str:
@@ -21,6 +21,20 @@ def ranges(values) -> str:
     if run:
         out.append(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)))
     return ", ".join(out)
+
+
+def size_label(nbytes: int) -> str:
+    """A size in decimal units, as the course report's axes give it.
+
+    Examples
+    --------
+    >>> size_label(1), size_label(10_000), size_label(1_000_000), size_label(1500)
+    ('1 B', '10 kB', '1 MB', '1500 B')
+    """
+    for unit, scale in (("MB", 10**6), ("kB", 10**3)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale} {unit}"
+    return f"{nbytes} B"
 
 
 def _fmt(v) -> str:

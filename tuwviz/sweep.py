@@ -16,6 +16,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable
 
+from . import config
+from ._version import __version__
 from .collectives import collective
 from .problems import check_int, normalize_distribution
 
@@ -135,7 +137,7 @@ def parse_groups(groups, max_total: int | None = None) -> list[tuple[int, int]]:
     """Two-group sizes ``(p, q)`` from ``"5,2"``, ``["5,2", "3,4"]`` or ``[(5, 2)]``.
 
     Each group has at least one process, and both together at most `max_total`
-    (default :data:`tuwviz.launch.MAX_RANKS`, the ranks this machine runs; the model
+    (default :func:`tuwviz.config.max_ranks`, the ranks this machine runs; the model
     passes its own bound).
 
     Raises
@@ -152,8 +154,6 @@ def parse_groups(groups, max_total: int | None = None) -> list[tuple[int, int]]:
     ...
     ValueError: groups '5' is not two sizes P,Q (e.g. 5,2: group A of 5 processes, B of 2)
     """
-    from .launch import MAX_RANKS
-
     if isinstance(groups, str):
         groups = [groups]
     out = []
@@ -166,8 +166,8 @@ def parse_groups(groups, max_total: int | None = None) -> list[tuple[int, int]]:
         q = check_int("size q of group B", _as_int(parts[1]), lo=1)
         if max_total is not None and p + q > max_total:
             raise ValueError(f"groups {p},{q}: {p + q} processes, more than {max_total:,}")
-        if max_total is None and p + q > MAX_RANKS:
-            raise ValueError(f"groups {p},{q} need {p + q} ranks, more than {MAX_RANKS} (the "
+        if max_total is None and p + q > config.max_ranks():
+            raise ValueError(f"groups {p},{q} need {p + q} ranks, more than {config.max_ranks()} (the "
                              f"limit of this machine; set TUWVIZ_MAX_RANKS to raise it)")
         out.append((p, q))
     if not out:
@@ -293,8 +293,6 @@ def run_metadata(rank_infos: list[dict], backend: str) -> dict:
     per_host = Counter(info["host"] for info in rank_infos)
     cores = {info["host"]: info["cores"] for info in rank_infos}
     first = rank_infos[0] if rank_infos else {}
-    from . import __version__
-
     return {
         "mpi_library": first.get("mpi_library", ""),
         "mpi4py": first.get("mpi4py", ""),

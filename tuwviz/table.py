@@ -39,12 +39,12 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
-import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from . import config
 from .collectives import COLLECTIVES, collective
 
 if sys.version_info >= (3, 11):
@@ -65,11 +65,12 @@ __all__ = [
     "pinned_table",
     "table_path",
     "workspace_dir",
+    "workspace_rows",
 ]
 
 #: Environment variable naming a workspace: a directory whose ``algorithms.toml`` rows and
 #: C files are added to the kernels' own (MPI ranks and engines inherit it).
-WORKSPACE_VAR = "TUWVIZ_WORKSPACE"
+WORKSPACE_VAR = config.WORKSPACE
 
 #: Restrictions a row may declare, with what they mean.
 RESTRICTIONS = {
@@ -103,9 +104,7 @@ def table_path(kernels_dir: str | Path | None = None) -> Path:
     'algorithms.toml'
     """
     if kernels_dir is None:
-        from .kernels import sources_dir
-
-        kernels_dir = sources_dir()
+        kernels_dir = config.kernels_dir()
     return Path(kernels_dir) / "algorithms.toml"
 
 
@@ -515,7 +514,7 @@ def workspace_dir() -> Path | None:
     TableError
         If it is set to something that is not a directory.
     """
-    value = os.environ.get(WORKSPACE_VAR, "").strip()
+    value = config.workspace()
     if not value:
         return None
     path = Path(value).expanduser().resolve()
@@ -686,3 +685,8 @@ def _parse(data: dict, path: Path) -> Table:
             note=" ".join(d["note"].split()) if d.get("note") else None,
         ))
     return Table(rows, params, path)
+
+
+def workspace_rows(directory: str | Path) -> list[Row]:
+    """The rows a workspace adds: its own ``algorithms.toml``, read alone."""
+    return load_table(Path(directory).expanduser().resolve(), workspace=False).rows()

@@ -39,10 +39,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from . import kernels
+from . import config, kernels
 from .errors import RankFailure, TuwvizError, case_label
 from .collectives import COLLECTIVES, collective
-from .launch import MAX_RANKS, check_ranks, mpiexec_backend, record_launch
+from .launch import check_ranks, mpiexec_backend, record_launch
 from .params import label, verify_variants
 from .problems import (COMMUTATIVE_OPS, DATATYPES, MAX_COUNT, REDUCTION_TYPES, case_ranks,
                        INTERGROUP_COLLECTIVES, PAPER_DISTRIBUTIONS, check_buffer, check_int,
@@ -550,7 +550,7 @@ def verify(
     ------
     ValueError
         Before anything runs, for a bad or empty selection: unknown names, p outside
-        ``1..MAX_RANKS`` (:data:`tuwviz.launch.MAX_RANKS`), a negative or non-integer b,
+        ``1..`` :func:`tuwviz.config.max_ranks`, a negative or non-integer b,
         roots out of range or given for collectives without a root.
     RankFailure
         A rank died, raised or hung: the message names the case that was running, how
@@ -558,7 +558,7 @@ def verify(
         :class:`VerifyReport` of the cases finished before it (``aborted`` set).
     """
     if backend is None and groups is None:  # before building cases: range(1, 10**7) fails at once
-        check_ranks(max(int_values("ps", ps, lo=1, hi=MAX_RANKS, hint=RANKS_HINT)))
+        check_ranks(max(int_values("ps", ps, lo=1, hi=config.max_ranks(), hint=RANKS_HINT)))
     cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed, types, ops, groups)
     if backend is None:
         backend = mpiexec_backend(stall_limit)

@@ -36,13 +36,12 @@ import threading
 import time
 from typing import Iterator
 
-from . import reaper
+from . import config, reaper
 from .errors import KernelBuildError
 from .kernels import sanitizer
 
-__all__ = ["RankWatch", "connect", "goodbye", "inside", "ENV_VAR"]
+__all__ = ["RankWatch", "connect", "goodbye", "inside"]
 
-ENV_VAR = "TUWVIZ_WATCH"
 #: Seconds between a rank's heartbeats.
 BEAT = 1.0
 #: Longest Unix socket path Linux accepts (sun_path holds 108 bytes with the final NUL).
@@ -226,7 +225,7 @@ def connect(rank: int, address: str | None = None) -> None:
     Starts the heartbeat thread, which also ends this process if the driver dies.
     """
     global _conn
-    address = address or os.environ.get(ENV_VAR)
+    address = address or config.watch_address()
     if not address or _conn is not None:
         return
     try:

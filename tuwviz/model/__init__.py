@@ -30,10 +30,10 @@ model prediction: 3.120 µs  (latest finish over all ranks)
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Callable, Iterator
 
+from .. import config
 from ..collectives import collective as collective_info
 from ..problems import Problem
 from ..params import check_params
@@ -44,7 +44,6 @@ from .program import (Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv
 from .simulate import Message, SimResult, simulate
 
 __all__ = [
-    "MAX_MESSAGES",
     "MIN_REPORT_WIDTH",
     "SCHEDULES",
     "Compute",
@@ -63,14 +62,6 @@ __all__ = [
     "schedule",
     "simulate",
 ]
-
-#: Most messages a model schedule may have before :func:`schedule` builds it (unless
-#: ``TUWVIZ_MAX_MODEL_MESSAGES`` says otherwise): about 5 million, which takes some tens of
-#: seconds and a few GB (``gatherv/tuw`` on p = 10^6 ranks, ``benchmarks/model_speed.py``,
-#: needs about 3 million).  Raise it per call with ``schedule(..., max_messages=N)`` or
-#: ``tuwviz model ... --max-messages N``.
-MAX_MESSAGES = int(os.environ.get("TUWVIZ_MAX_MODEL_MESSAGES", "5000000"))
-
 
 def estimate_messages(collective: str, algorithm: str, problem: Problem, **params) -> int:
     """An upper estimate of the messages `algorithm`'s schedule for `problem` has.
@@ -113,16 +104,17 @@ def check_messages(collective: str, algorithm: str, problem: Problem,
                    max_messages: int | None = None, **params) -> int:
     """:func:`estimate_messages`, or ValueError if it is above `max_messages`.
 
-    `max_messages` defaults to :data:`MAX_MESSAGES`; the message gives the estimate and
-    how to raise the bound.
+    `max_messages` defaults to :func:`tuwviz.config.max_model_messages` (about 5 million,
+    some tens of seconds and a few GB); the message gives the estimate and how to raise
+    the bound.
     """
-    bound = MAX_MESSAGES if max_messages is None else max_messages
+    bound = config.max_model_messages() if max_messages is None else max_messages
     n = estimate_messages(collective, algorithm, problem, **params)
     if n > bound:
         raise ValueError(
             f"model {collective}/{algorithm} on p={problem.p} would need about {n:,} messages, "
-            f"above the bound of {bound:,} (tuwviz.model.MAX_MESSAGES); raise it with "
-            f"--max-messages {n} or schedule(..., max_messages={n}), or choose a smaller problem")
+            f"above the bound of {bound:,}; raise it with --max-messages {n}, "
+            f"schedule(..., max_messages={n}) or TUWVIZ_MAX_MODEL_MESSAGES, or choose a smaller problem")
     return n
 
 
@@ -196,7 +188,7 @@ def schedule(collective: str, algorithm: str, problem: Problem, *,
         e.g. ``block_bytes=4096`` for the pipelined ring.
     max_messages : int, optional
         Refuse schedules estimated (:func:`estimate_messages`) to have more messages
-        (default :data:`MAX_MESSAGES`), before building them.
+        (default :func:`tuwviz.config.max_model_messages`), before building them.
 
     Returns
     -------

@@ -34,19 +34,17 @@ Examples
 """
 from __future__ import annotations
 
-import gc
 from collections import defaultdict
-from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Union
+from dataclasses import dataclass, field
+from typing import get_args
 
 import numpy as np
 
 from ..problems import Problem
 from .meta import ScheduleMeta, meta_from_dict, meta_to_dict
-
-if TYPE_CHECKING:  # pragma: no cover - annotations only; simulate imports this module
-    from .simulate import SimResult
+from .ops import (Compute, Op, Recv, ScheduleError, Send, SendRecv, Waitall, op_from_dict,
+                  op_halves, op_to_dict, paused_gc)
+from .simulate import SimResult, simulate
 
 __all__ = [
     "BlockStep",
@@ -64,100 +62,8 @@ __all__ = [
 ]
 
 
-@contextmanager
-def paused_gc():
-    """Pause Python's cyclic garbage collector for a block that makes millions of objects.
 
-    Building or simulating a schedule at paper scale allocates an op, a message or a tuple
-    per message and frees almost none of them; every so many allocations the collector
-    would walk all of them again, which cost more than the work itself.  None of these
-    objects form cycles, so nothing is lost by collecting only afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-class ScheduleError(ValueError):
-    """A schedule that cannot run: bad peers or sizes, unmatched messages, deadlock."""
-
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    """Blocking send of `nbytes` bytes to rank `peer` (carrying `blocks`, if known)."""
-
-    peer: int
-    nbytes: int
-    tag: int = 0
-    blocks: range | None = None
-    kind: str = "data"
-
-
-@dataclass(frozen=True, slots=True)
-class Recv:
-    """Blocking receive of `nbytes` bytes from rank `peer` (carrying `blocks`, if known)."""
-
-    peer: int
-    nbytes: int
-    tag: int = 0
-    blocks: range | None = None
-    kind: str = "data"
-
-
-@dataclass(frozen=True, slots=True)
-class SendRecv:
-    """Send to `send_peer` and receive from `recv_peer` at the same time.
-
-    The operation completes when both halves have completed.  `send_peer` and `recv_peer`
-    may be the same rank (a pairwise exchange).
-    """
-
-    send_peer: int
-    send_nbytes: int
-    recv_peer: int
-    recv_nbytes: int
-    tag: int = 0
-    send_blocks: range | None = None
-    recv_blocks: range | None = None
-    kind: str = "data"
-
-
-@dataclass(frozen=True, slots=True)
-class Waitall:
-    """Non-blocking sends and receives, posted in order, completing together.
-
-    `posts` lists ``("send" | "recv", peer, nbytes)`` in posting order, as a kernel posts
-    ``MPI_Isend``/``MPI_Irecv`` before one ``MPI_Waitall``.  In the one-ported model the
-    sends leave one after the other and the receives arrive one after the other, each in
-    posting order (so the order of the receives is the algorithm's receive order), while
-    sends and receives overlap.  The operation completes when every post has.
-
-    >>> Waitall((("recv", 2, 8), ("send", 1, 4))).messages()
-    [('recv', 2, 8), ('send', 1, 4)]
-    """
-
-    posts: tuple[tuple[str, int, int], ...]
-    tag: int = 0
-    kind: str = "data"
-
-    def messages(self) -> list[tuple[str, int, int]]:
-        """The posts as ``(dir, peer, nbytes)`` tuples, in posting order."""
-        return [tuple(h) for h in self.posts]
-
-
-@dataclass(frozen=True, slots=True)
-class Compute:
-    """Local computation on `units` elements, costing ``gamma * units``."""
-
-    units: int
-    label: str = ""
-
-
-Op = Union[Send, Recv, SendRecv, Waitall, Compute]
+_OPS = get_args(Op)
 
 # Who holds which block before and after each collective (msccl-style pre- and
 # postconditions).  Block i is rank i's block (its contribution, for reductions).
@@ -211,59 +117,6 @@ def _blocks_rule(rule: str, p: int, root: int) -> list[frozenset[int]]:
         return [everything] * p
     return [frozenset()] * p
 
-# Name of each operation in dictionaries (`to_dict`) and reports.
-_OP_NAMES = {Send: "send", Recv: "recv", SendRecv: "sendrecv", Waitall: "waitall",
-             Compute: "compute"}
-_OP_TYPES = {name: cls for cls, name in _OP_NAMES.items()}
-
-
-def op_to_dict(op: Op) -> dict:
-    """JSON-able form of `op`: its fields plus an ``"op"`` key naming its kind."""
-    d = {"op": _OP_NAMES[type(op)]}
-    for f in fields(op):
-        v = getattr(op, f.name)
-        if isinstance(v, range):
-            v = [v.start, v.stop]
-        elif f.name == "posts":
-            v = [list(h) for h in v]
-        d[f.name] = v
-    return d
-
-
-def op_from_dict(d: dict) -> Op:
-    """Inverse of :func:`op_to_dict`.
-
-    Raises
-    ------
-    ValueError
-        If ``d["op"]`` names no operation; the message lists the valid names.
-    """
-    values = dict(d)
-    name = values.pop("op")
-    if name not in _OP_TYPES:
-        raise ValueError(f"unknown op {name!r}; valid ops: {', '.join(_OP_TYPES)}")
-    for k in ("blocks", "send_blocks", "recv_blocks"):
-        if isinstance(values.get(k), list):
-            values[k] = range(*values[k])
-    if "posts" in values:
-        values["posts"] = tuple((str(d), int(pe), int(n)) for d, pe, n in values["posts"])
-    return _OP_TYPES[name](**values)
-
-
-def _halves(op: Op):
-    """The (kind, peer, nbytes) communication halves of `op`, send before recv."""
-    t = type(op)
-    if t is Send:
-        return (("send", op.peer, op.nbytes),)
-    if t is Recv:
-        return (("recv", op.peer, op.nbytes),)
-    if t is SendRecv:
-        return (("send", op.send_peer, op.send_nbytes), ("recv", op.recv_peer, op.recv_nbytes))
-    if t is Waitall:
-        return op.posts
-    return ()
-
-
 @dataclass
 class Schedule:
     """One program per rank for one algorithm on one problem.
@@ -307,7 +160,7 @@ class Schedule:
         >>> Schedule("x", "y", 3, [[SendRecv(1, 4, 2, 8)], [], []]).messages(0)
         [('send', 1, 4), ('recv', 2, 8)]
         """
-        return [h for op in self.programs[rank] for h in _halves(op)]
+        return [h for op in self.programs[rank] for h in op_halves(op)]
 
     def all_messages(self) -> list[list[tuple[str, int, int]]]:
         """:meth:`messages` of every rank, indexed by rank."""
@@ -346,7 +199,7 @@ class Schedule:
         >>> Schedule("x", "y", 2, [[Send(1, 4)], [Recv(0, 8)]]).validate()
         Traceback (most recent call last):
         ...
-        tuwviz.model.program.ScheduleError: rank 0 sends 1 message(s) of [4] bytes to rank 1, \
+        tuwviz.model.ops.ScheduleError: rank 0 sends 1 message(s) of [4] bytes to rank 1, \
 which receives 1 message(s) of [8] bytes from it
         """
         p = self.p
@@ -415,7 +268,7 @@ which receives 1 message(s) of [8] bytes from it
         received: dict[tuple[int, int], list[int]] = defaultdict(list)
         for rank, program in enumerate(self.programs):
             for op in program:
-                for kind, peer, nbytes in _halves(op):
+                for kind, peer, nbytes in op_halves(op):
                     if kind == "send":
                         sent[rank, peer].append(nbytes)
                     else:
@@ -437,7 +290,7 @@ which receives 1 message(s) of [8] bytes from it
             if op.units < 0:
                 raise ScheduleError(f"rank {rank}, op {k} ({op}): negative compute units")
             return
-        if t not in _OP_NAMES:
+        if t not in _OPS:
             raise ScheduleError(
                 f"rank {rank}, op {k} ({op!r}): not an operation; valid: "
                 "Send, Recv, SendRecv, Waitall, Compute"
@@ -447,7 +300,7 @@ which receives 1 message(s) of [8] bytes from it
             if bad:
                 raise ScheduleError(f"rank {rank}, op {k} ({op}): post {bad[0]} is neither "
                                     f"'send' nor 'recv'")
-        for _, peer, nbytes in _halves(op):
+        for _, peer, nbytes in op_halves(op):
             # The message is built only on failure: validate runs over millions of ops.
             if not 0 <= peer < self.p:
                 problem = f"peer {peer} out of range 0..{self.p - 1}"
@@ -625,7 +478,7 @@ which receives 1 message(s) of [8] bytes from it
         >>> s.check_blocks()
         Traceback (most recent call last):
         ...
-        tuwviz.model.program.ScheduleError: rank 0 lacks block(s) [1] at the end
+        tuwviz.model.ops.ScheduleError: rank 0 lacks block(s) [1] at the end
         """
         steps, faults = self._replay(result, 1.0, 0.0, keep_steps=False)
         if faults:
@@ -647,8 +500,6 @@ which receives 1 message(s) of [8] bytes from it
         with ``keep_steps=False`` only the last step is returned.
         """
         if result is None:
-            from .simulate import simulate
-
             result = simulate(self, alpha, beta)
         ops = self.message_ops(result)
         held = [set(b) for b in self.initial_blocks()]

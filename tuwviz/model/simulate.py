@@ -46,11 +46,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from .program import Compute, Recv, Schedule, ScheduleError, Send, SendRecv, Waitall, paused_gc
+from .ops import Compute, Recv, ScheduleError, Send, SendRecv, Waitall, paused_gc
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only: program imports this module
+    from .program import Schedule
 
 __all__ = ["Message", "SimResult", "simulate"]
 

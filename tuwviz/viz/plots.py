@@ -355,7 +355,7 @@ def ratio_box_figure(samples: "pd.DataFrame", root: int, where: str = "",
     from bokeh.models import ColumnDataSource, FactorRange, Span, Title
     from bokeh.plotting import figure
 
-    from ..performance import size_label
+    from ..report import size_label
 
     rows = samples[samples["root"] == root]
     if rows.empty:
