@@ -6,7 +6,7 @@
  * On an inter-communicator of groups A (p processes, blocks k_{A,i}) and B (q, k_{B,j}):
  *   1. inside each group, the total K and each process's exclusive prefix sum R of the
  *      counts (the paper's Allreduce and Exscan; one recursive-doubling pass,
- *      tuw_count_sums);
+ *      count_sums below);
  *   2. exchange: a group's elements, numbered in rank order (the global index), are cut
  *      into as many almost equal parts as the other group has processes (K_A into q, K_B
  *      into p; topology.h: tuw_ig_part); a sender sends to every receiver whose part its
@@ -39,6 +39,41 @@
 static long long min_ll(long long a, long long b) { return a < b ? a : b; }
 static long long max_ll(long long a, long long b) { return a > b ? a : b; }
 
+/* Sum and exclusive prefix sum of one count per process (Algorithm 2's Allreduce and
+ * Exscan): recursive doubling, tag 2^k, then the total broadcast from rank p-1. */
+static int count_sums(long long mine, long long *total, long long *prefix, MPI_Comm comm)
+{
+    int rank, p, rc = MPI_SUCCESS;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    /* recursive doubling: after round k, `part` is the sum of ranks rank - 2^(k+1) + 1 ..
+     * rank and `before` that of ranks rank - 2^(k+1) + 1 .. rank - 1 (clipped at 0); the
+     * exclusive prefix is `before`; the total is the last rank's part, sent back down. */
+    long long part = mine, before = 0, in;
+    for (int d = 1; d < p && rc == MPI_SUCCESS; d <<= 1) {
+        MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        int k = 0;
+        if (rank - d >= 0)
+            rc = TUW_Irecv(&in, 1, MPI_LONG_LONG, rank - d, d, comm, &req[k++]);
+        long long out = part;
+        if (rc == MPI_SUCCESS && rank + d < p)
+            rc = TUW_Isend(&out, 1, MPI_LONG_LONG, rank + d, d, comm, &req[k++]);
+        if (rc == MPI_SUCCESS)
+            rc = TUW_Waitall(k, req, MPI_STATUSES_IGNORE);
+        else
+            TUW_Abandon(k, req);
+        if (rc == MPI_SUCCESS && rank - d >= 0) {
+            part += in;
+            before += in;
+        }
+    }
+    *prefix = before;
+    *total = part; /* right at rank p-1; the others get it from there */
+    if (rc == MPI_SUCCESS && p > 1)
+        rc = tuw_bcast_binomial(total, 1, MPI_LONG_LONG, p - 1, comm);
+    return rc;
+}
+
 int TUW_Allgatherv_segmented(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, const int recvcounts[], const int rdispls[],
                              MPI_Datatype recvtype, MPI_Comm comm)
@@ -55,7 +90,7 @@ int TUW_Allgatherv_segmented(const void *sendbuf, int sendcount, MPI_Datatype se
         return rc;
 
     long long mine_total, mine_before; /* step 1: my group's total and my prefix */
-    rc = tuw_count_sums(sendcount, &mine_total, &mine_before, v.local);
+    rc = count_sums(sendcount, &mine_total, &mine_before, v.local);
     MPI_Aint lb, rext, sext;
     if (rc == MPI_SUCCESS && (rc = MPI_Type_get_extent(recvtype, &lb, &rext)) == MPI_SUCCESS)
         rc = MPI_Type_get_extent(sendtype, &lb, &sext);

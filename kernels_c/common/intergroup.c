@@ -11,9 +11,9 @@
  * the model can say which one it is.
  *
  * The helpers below are what the intergroup kernels need inside a group, all through the
- * traced wrappers: the broadcasts of root gathering (a binomial tree; MPICH's choice between
- * it and scatter + ring allgather), and the sum and exclusive
- * prefix sum of one count per process (Algorithm 2's Allreduce and Exscan).
+ * traced wrappers: where the other group's blocks travel packed, and their copy out.
+ * Helpers call no algorithm: root gathering's broadcasts are kernels of their own
+ * (kernels_c/bcast/), and Algorithm 2's sums are in allgatherv_segmented.c.
  */
 #include <stdlib.h>
 #include "tuwviz.h"
@@ -136,64 +136,6 @@ int tuw_intergroup_begin(MPI_Comm comm, const void *sendbuf, int sendcount, void
     return sendcount < 0 ? MPI_ERR_COUNT : MPI_SUCCESS;
 }
 
-int tuw_bcast_binomial(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
-{
-    int rank, p, rc = MPI_SUCCESS;
-    tuw_binomial_tree t;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
-    tuw_binomial_tree_create(p, rank, root, &t);
-    if (t.parent >= 0)
-        rc = TUW_Recv(buf, count, type, t.parent, t.round, comm, MPI_STATUS_IGNORE);
-    /* children from the largest subtree (latest round) down: the deepest path starts first */
-    for (int k = t.nchildren - 1; k >= 0 && rc == MPI_SUCCESS; k--)
-        rc = TUW_Send(buf, count, type, t.child[k].rank, t.child[k].round, comm);
-    return rc;
-}
-
-int tuw_bcast_library(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
-{
-    int rank, p, size, rc = MPI_SUCCESS;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
-    if ((rc = MPI_Type_size(type, &size)) != MPI_SUCCESS)
-        return rc;
-    if ((long long)count * size < TUW_BCAST_SHORT_MSG || p < TUW_BCAST_MIN_PROCS)
-        return tuw_bcast_binomial(buf, count, type, 0, comm);
-    MPI_Aint lb, ext;
-    if ((rc = MPI_Type_get_extent(type, &lb, &ext)) != MPI_SUCCESS)
-        return rc;
-    int *counts = malloc(2 * (size_t)p * sizeof *counts), *displs = counts ? counts + p : NULL;
-    if (!counts)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < p; i++) { /* piece i, for rank i; they fit: count does */
-        long long f, s;
-        tuw_ig_part(count, p, i, &f, &s);
-        displs[i] = (int)f;
-        counts[i] = (int)s;
-    }
-    /* the scatter: my subtree's pieces (ranks rank .. rank + size - 1) from my parent, then
-     * each child's, largest subtree first; every rank knows all sizes, no sizes message */
-    tuw_binomial_tree t;
-    tuw_binomial_tree_create(p, rank, 0, &t);
-#define PIECES_END(r, n) ((r) + (n) < p ? displs[(r) + (n)] : count)
-    if (t.parent >= 0)
-        rc = TUW_Recv((char *)buf + (MPI_Aint)displs[rank] * ext,
-                      PIECES_END(rank, t.size) - displs[rank], type, t.parent, t.round, comm,
-                      MPI_STATUS_IGNORE);
-    for (int k = t.nchildren - 1; k >= 0 && rc == MPI_SUCCESS; k--) {
-        int c = t.child[k].rank;
-        rc = TUW_Send((char *)buf + (MPI_Aint)displs[c] * ext,
-                      PIECES_END(c, t.child[k].size) - displs[c], type, c, t.child[k].round,
-                      comm);
-    }
-#undef PIECES_END
-    if (rc == MPI_SUCCESS)
-        rc = TUW_Allgatherv_ring(MPI_IN_PLACE, 0, type, buf, counts, displs, type, comm);
-    free(counts);
-    return rc;
-}
-
 int tuw_packed_blocks(void *recvbuf, int n, const int recvcounts[], const int rdispls[],
                       MPI_Datatype type, long long *K, char **packed, void **mem)
 {
@@ -230,38 +172,5 @@ int tuw_unpack_blocks(const char *packed, int n, const int counts[], const int d
                             counts[i], type);
         packed += (MPI_Aint)counts[i] * ext;
     }
-    return rc;
-}
-
-int tuw_count_sums(long long mine, long long *total, long long *prefix, MPI_Comm comm)
-{
-    int rank, p, rc = MPI_SUCCESS;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
-    /* recursive doubling: after round k, `part` is the sum of ranks rank - 2^(k+1) + 1 ..
-     * rank and `before` that of ranks rank - 2^(k+1) + 1 .. rank - 1 (clipped at 0); the
-     * exclusive prefix is `before`; the total is the last rank's part, sent back down. */
-    long long part = mine, before = 0, in;
-    for (int d = 1; d < p && rc == MPI_SUCCESS; d <<= 1) {
-        MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-        int k = 0;
-        if (rank - d >= 0)
-            rc = TUW_Irecv(&in, 1, MPI_LONG_LONG, rank - d, d, comm, &req[k++]);
-        long long out = part;
-        if (rc == MPI_SUCCESS && rank + d < p)
-            rc = TUW_Isend(&out, 1, MPI_LONG_LONG, rank + d, d, comm, &req[k++]);
-        if (rc == MPI_SUCCESS)
-            rc = TUW_Waitall(k, req, MPI_STATUSES_IGNORE);
-        else
-            TUW_Abandon(k, req);
-        if (rc == MPI_SUCCESS && rank - d >= 0) {
-            part += in;
-            before += in;
-        }
-    }
-    *prefix = before;
-    *total = part; /* right at rank p-1; the others get it from there */
-    if (rc == MPI_SUCCESS && p > 1)
-        rc = tuw_bcast_binomial(total, 1, MPI_LONG_LONG, p - 1, comm);
     return rc;
 }

@@ -217,6 +217,18 @@ int tuw_allgatherv_begin(MPI_Comm comm, const void *sendbuf, int sendcount,
                          const int rdispls[], MPI_Datatype recvtype, int *rank, int *p,
                          MPI_Aint *extent);
 
+/* ---- broadcasts (kernels_c/bcast/): algorithms other kernels build on, not table rows -- */
+/* Broadcast along the binomial tree (topology.h) from root, whole message per edge, tag =
+ * round; through the traced wrappers. */
+int tuw_bcast_binomial(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+/* MPICH's broadcast from rank 0, as its default selection picks it: the binomial tree below
+ * TUW_BCAST_SHORT_MSG bytes or TUW_BCAST_MIN_PROCS processes, else a binomial scatter of
+ * almost equal pieces (tuw_ig_part) and a ring Allgatherv of them (Eq. (2)'s "factor of
+ * two off" broadcast). */
+#define TUW_BCAST_SHORT_MSG 12288
+#define TUW_BCAST_MIN_PROCS 8
+int tuw_bcast_library(void *buf, int count, MPI_Datatype type, MPI_Comm comm);
+
 /* ---- intergroup kernels (kernels_c/common/intergroup.c) ------------------------------- */
 /* An inter-communicator as one process of it sees it.  The paper's group A is the larger
  * one (p >= q); on a tie the one whose first process has the lower MPI_COMM_WORLD rank. */
@@ -238,16 +250,6 @@ int tuw_intergroup_begin(MPI_Comm comm, const void *sendbuf, int sendcount, void
                          tuw_inter_view *v);
 /* Both groups as one intra-communicator, A first (cached): for checks across the groups. */
 int tuw_inter_merged(MPI_Comm comm, MPI_Comm *merged);
-/* Broadcast along the binomial tree (topology.h) from root, whole message per edge, tag =
- * round; through the traced wrappers. */
-int tuw_bcast_binomial(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
-/* MPICH's broadcast from rank 0, as its default selection picks it: the binomial tree below
- * TUW_BCAST_SHORT_MSG bytes or TUW_BCAST_MIN_PROCS processes, else a binomial scatter of
- * almost equal pieces (tuw_ig_part) and a ring Allgatherv of them (Eq. (2)'s "factor of
- * two off" broadcast). */
-#define TUW_BCAST_SHORT_MSG 12288
-#define TUW_BCAST_MIN_PROCS 8
-int tuw_bcast_library(void *buf, int count, MPI_Datatype type, MPI_Comm comm);
 /* Where the n blocks of the other group travel one after another (*K elements): `*packed`
  * is recvbuf at rdispls[0] when rdispls place them so (*mem = NULL), else a scratch buffer
  * (*mem, to free) copied out with tuw_unpack_blocks at the end.  MPI_ERR_COUNT for a
@@ -258,9 +260,6 @@ int tuw_packed_blocks(void *recvbuf, int n, const int recvcounts[], const int rd
  * displs[i] (the end of a kernel that assembled scattered rdispls in scratch). */
 int tuw_unpack_blocks(const char *packed, int n, const int counts[], const int displs[],
                       MPI_Datatype type, void *buf);
-/* Sum and exclusive prefix sum of one count per process (Algorithm 2's Allreduce and
- * Exscan): recursive doubling, tag 2^k, then the total broadcast from rank p-1. */
-int tuw_count_sums(long long mine, long long *total, long long *prefix, MPI_Comm comm);
 /* The intragroup Allgathervs the intergroup kernels run inside each group (in place). */
 TUW_PROTO(ALLGATHERV, TUW_Allgatherv_circulant);
 TUW_PROTO(ALLGATHERV, TUW_Allgatherv_ring);

@@ -80,8 +80,9 @@ def _sub(programs: list[list[Op]], members: list[int], sub: Schedule) -> None:
 
 
 def _bcast(programs: list[list[Op]], members: list[int], nbytes: int, root: int = 0) -> None:
-    """``tuw_bcast_binomial`` from the group's rank `root`: receive from the parent, then
-    send to the children from the largest subtree down, tag = round."""
+    """``tuw_bcast_binomial`` (``kernels_c/bcast/bcast_binomial.c``) from the group's rank
+    `root`: receive from the parent, then send to the children from the largest subtree
+    down, tag = round."""
     n = len(members)
     for local, r in enumerate(members):
         t = binomial_tree_create(n, local, root)
@@ -99,9 +100,10 @@ BCAST_MIN_PROCS = 8
 
 def _bcast_library(programs: list[list[Op]], members: list[int], count: int,
                    problem: Problem) -> None:
-    """``tuw_bcast_library`` of `count` elements from the group's rank 0: the binomial
-    tree for short messages or small groups, else a binomial scatter of almost equal
-    pieces and a ring Allgatherv of them (MPICH's large-message broadcast)."""
+    """``tuw_bcast_library`` (``kernels_c/bcast/bcast_library.c``) of `count` elements from
+    the group's rank 0: the binomial tree for short messages or small groups, else a
+    binomial scatter of almost equal pieces and a ring Allgatherv of them (MPICH's
+    large-message broadcast)."""
     from .allgatherv import ring
 
     n, item = len(members), problem.itemsize
