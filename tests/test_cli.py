@@ -1,7 +1,10 @@
 """The tuwviz command line: help, tables, JSON, one-line errors."""
 import json
+from pathlib import Path
 
+import tuwviz.cli
 from conftest import hang_guard
+from tuwviz.cli import build_parser
 
 
 def test_help_lists_the_commands(cli):
@@ -24,9 +27,7 @@ def test_help_examples_keep_their_continuation_lines(cli):
 
 
 def test_every_option_has_help_that_fits_it():
-    from tuwviz.cli import _parser
-
-    subparsers = next(a for a in _parser()._actions if a.dest == "command").choices
+    subparsers = next(a for a in build_parser()._actions if a.dest == "command").choices
     for name, sp in subparsers.items():
         for action in sp._actions:
             assert action.help, f"tuwviz {name} {action.option_strings or action.dest}: no help"
@@ -189,3 +190,16 @@ def test_a_reader_that_stops_early_ends_the_command_quietly():
     err = proc.stderr.read()
     assert proc.wait(timeout=hang_guard(60)) == 141  # 128 + SIGPIPE, as `head`'s writers end
     assert "Broken pipe" not in err and "Traceback" not in err, err
+
+
+def test_each_command_is_one_module_and_all_are_registered():
+    from tuwviz.cli import COMMANDS
+
+    folder = Path(tuwviz.cli.__file__).parent
+    assert {f"main_{name}" for name in COMMANDS} == {f.stem for f in folder.glob("main_*.py")}
+    for name, module in COMMANDS.items():
+        assert module.__name__ == f"tuwviz.cli.main_{name}"
+        assert set(module.__all__) == {"configure_parser", "execute"}
+    # the order of `tuwviz --help`
+    subparsers = next(a for a in build_parser()._actions if a.dest == "command").choices
+    assert list(subparsers) == list(COMMANDS)

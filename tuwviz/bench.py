@@ -28,7 +28,7 @@ from . import config, kernels
 from .collectives import collective
 from .errors import OutputPathError
 from .launch import check_ranks, mpiexec_backend, run_mpiexec
-from .params import check_params, expand, label
+from .params import check_params, expand, label, uses_cost_model
 from .problems import (DATATYPES, INTERGROUP_COLLECTIVES, MAX_COUNT, Problem, case_ranks,
                        check_buffer, check_int, check_op, make_problem)
 from .runner import STATISTICS, summarize
@@ -36,7 +36,7 @@ from .sweep import (MAX_CASES, Backend, distributions, int_values, parse_groups,
                     run_metadata)
 
 __all__ = ["DEFAULT_ROUNDS", "GROUP_FIELDS", "ROW_FIELDS", "ResultWriter", "row_fields", "bench",
-           "bench_cases", "calibrated_params", "check_output", "run_cases", "uses_cost_model"]
+           "bench_cases", "calibrated_params", "check_output", "run_cases"]
 
 
 def check_output(path: str | os.PathLike, what: str = "--out",
@@ -160,29 +160,6 @@ class ResultWriter:
 
     def __exit__(self, *exc):
         self.close()
-
-
-#: Parameters whose defaults come from the cost model: given the calibrated values
-#: (:mod:`tuwviz.calibrate`) when the user sets none of them.
-COST_PARAMS = ("alpha", "beta")
-
-
-def uses_cost_model(taken: Iterable[str], params: dict) -> bool:
-    """Whether an algorithm taking the parameters `taken` gets ``alpha``/``beta`` from the
-    cost model when the user gives `params`: it takes both, and `params` sets neither
-    nor a fixed ``block_bytes`` (which makes them moot).
-
-    Examples
-    --------
-    >>> uses_cost_model(["block_bytes", "alpha", "beta"], {})
-    True
-    >>> uses_cost_model(["block_bytes", "alpha", "beta"], {"block_bytes": 4096})
-    False
-    >>> uses_cost_model(["fanout"], {})
-    False
-    """
-    return (set(COST_PARAMS) <= set(taken) and not any(k in params for k in COST_PARAMS)
-            and not params.get("block_bytes"))
 
 
 def calibrated_params(collective_name: str, algorithm: str, params: dict, ranks: int,

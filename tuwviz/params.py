@@ -27,13 +27,14 @@ ValueError: gatherv/linear takes no parameters, got: block_bytes
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import Any, Iterable
 
 from .config import KERNELS_DIR
 from .table import load_table
 
 __all__ = [
     "ALGORITHM_PARAMS",
+    "COST_PARAMS",
     "DEFAULT_ALPHA",
     "DEFAULT_BETA",
     "RING_ORDERS",
@@ -42,6 +43,7 @@ __all__ = [
     "expand",
     "label",
     "reset",
+    "uses_cost_model",
     "verify_variants",
 ]
 
@@ -170,3 +172,26 @@ def apply(lib: ctypes.CDLL, params: dict | None) -> None:
 def reset(lib: ctypes.CDLL) -> None:
     """Restore the C kernels' default tuning parameters."""
     lib.tuw_reset_params()
+
+
+#: Parameters whose defaults come from the cost model: given the calibrated values
+#: (:mod:`tuwviz.calibrate`) when the user sets none of them.
+COST_PARAMS = ("alpha", "beta")
+
+
+def uses_cost_model(taken: Iterable[str], params: dict) -> bool:
+    """Whether an algorithm taking the parameters `taken` gets ``alpha``/``beta`` from the
+    cost model when the user gives `params`: it takes both, and `params` sets neither
+    nor a fixed ``block_bytes`` (which makes them moot).
+
+    Examples
+    --------
+    >>> uses_cost_model(["block_bytes", "alpha", "beta"], {})
+    True
+    >>> uses_cost_model(["block_bytes", "alpha", "beta"], {"block_bytes": 4096})
+    False
+    >>> uses_cost_model(["fanout"], {})
+    False
+    """
+    return (set(COST_PARAMS) <= set(taken) and not any(k in params for k in COST_PARAMS)
+            and not params.get("block_bytes"))

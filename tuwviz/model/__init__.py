@@ -36,7 +36,7 @@ from typing import Callable, Iterator
 from .. import config
 from ..collectives import collective as collective_info
 from ..problems import Problem
-from ..params import check_params
+from ..params import DEFAULT_ALPHA, DEFAULT_BETA, check_params, uses_cost_model
 from ..table import load_table
 from . import allgather, allgatherv, gatherv, reduce, scatterv
 from .program import (Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv, Waitall,
@@ -59,6 +59,7 @@ __all__ = [
     "algorithms",
     "estimate_messages",
     "format_report",
+    "simulate_algorithms",
     "schedule",
     "simulate",
 ]
@@ -232,6 +233,75 @@ def schedule(collective: str, algorithm: str, problem: Problem, *,
         result = SCHEDULES[key][algorithm](problem, **params)
         result.validate()
     return result
+
+
+def simulate_algorithms(problem: Problem, algorithm: str | None = None, params: dict | None = None, *,
+            alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, gamma: float = 0.0,
+            cost_params: bool = False,
+            max_messages: int | None = None) -> list[tuple[Schedule, SimResult]]:
+    """Model schedules for `problem`, simulated: what ``tuwviz model`` prints.
+
+    Parameters
+    ----------
+    problem : Problem
+        The instance; on two groups (``problem.inter``) the intergroup models are used.
+    algorithm : str, optional
+        One algorithm; it gets every parameter of `params`, so one it does not take is an
+        error.  By default every modelled algorithm of the collective, each with the
+        parameters it takes (one that none takes is an error).
+    params : dict, optional
+        Tuning parameters, one value each (e.g. ``{"block_bytes": 4096}``).
+    alpha, beta, gamma : float, optional
+        The cost model: seconds per message, per byte, per reduced element.
+    cost_params : bool, optional
+        Also give `alpha` and `beta` to the algorithms whose parameters come from the cost
+        model (the pipelined ring's Eq. (2)), as ``tuwviz bench`` gives calibrated values.
+    max_messages : int, optional
+        As for :func:`schedule`; every schedule's size is estimated before any is built.
+
+    Returns
+    -------
+    list of (Schedule, SimResult)
+        In the order of :func:`algorithms`.
+
+    Examples
+    --------
+    >>> from tuwviz.problems import make_problem
+    >>> [(s.algorithm, round(r.time * 1e6, 3)) for s, r in simulate_algorithms(make_problem("gatherv", 4))]
+    [('linear', 3.012), ('binomial', 3.02), ('tuw', 5.084), ('circulant', 3.02)]
+    >>> simulate_algorithms(make_problem("gatherv", 4), params={"block_bytes": 64})
+    Traceback (most recent call last):
+    ...
+    ValueError: no gatherv algorithm takes the parameter block_bytes
+    """
+    grid = dict(params or {})
+    kind = "inter" if problem.inter else "intra"
+    valid = algorithms(problem.collective, kind)
+    if algorithm is not None and algorithm not in valid:
+        raise ValueError(f"no model for algorithm {algorithm!r} of {problem.collective}; "
+                         f"models exist for: {', '.join(valid)}")
+    names = [algorithm] if algorithm else valid
+    takes = {name: [q.name for q in load_table().find(problem.collective, name).params]
+             for name in names}
+    unused = [k for k in grid if not any(k in taken for taken in takes.values())]
+    if unused and not algorithm:  # one named algorithm: schedule() names the problem
+        raise ValueError(f"no {problem.collective} algorithm takes the parameter {unused[0]}")
+
+    def given(name):
+        # a named algorithm gets every given parameter, so one it does not take is an error
+        return grid if algorithm else {k: v for k, v in grid.items() if k in takes[name]}
+
+    for name in names:  # estimate every schedule's size before building any
+        checked = check_params(problem.collective, name, given(name), problem.p)
+        check_messages(problem.collective, name, problem, max_messages, **checked)
+    out = []
+    for name in names:
+        chosen = given(name)
+        if cost_params and uses_cost_model(takes[name], chosen):
+            chosen = {**chosen, "alpha": alpha, "beta": beta}
+        s = schedule(problem.collective, name, problem, max_messages=max_messages, **chosen)
+        out.append((s, simulate(s, alpha, beta, gamma)))
+    return out
 
 
 #: The narrowest `width` :func:`format_report` fits into (narrower asks get this).

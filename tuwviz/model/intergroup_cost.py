@@ -44,6 +44,7 @@ __all__ = [
     "Setting",
     "algorithm_1_bound",
     "algorithm_2_bound",
+    "bounds",
     "eq_2",
     "eq_5",
     "improvement",
@@ -356,3 +357,31 @@ def _regular(problem: Problem, g: _Groups) -> None:
 
 def _clog2(n: int) -> int:
     return (n - 1).bit_length()
+
+
+def bounds(problem: Problem) -> dict[str, float]:
+    """The paper's transfer terms for `problem`, in bytes, named as ``tuwviz model
+    --groups`` prints them: the lower bound, Eq. (2), Theorem 1 and Algorithm 1's bound
+    (Allgather), Theorem 3 and Algorithm 2's bound (Allgatherv), Eq. (5)'s improvement.
+
+    Examples
+    --------
+    >>> from tuwviz.problems import make_problem
+    >>> for name, value in bounds(make_problem("allgather", 6, b=100, q=2)).items():
+    ...     print(f"{name}: {value}")
+    lower bound M: 2400
+    Eq. (2) root gathering: 11600
+    Theorem 1: M + k_B: 2800
+    Algorithm 1 bound: 2400
+    Theorem 3 (Algorithm 2): 2814.34
+    Eq. (5) improvement: 5.0
+    """
+    out = {"lower bound M": lower_bound(problem), "Eq. (2) root gathering": eq_2(problem)}
+    if problem.collective == "allgather":
+        out["Theorem 1: M + k_B"] = theorem_1(problem)
+        out["Algorithm 1 bound"] = algorithm_1_bound(problem)
+    out["Theorem 3 (Algorithm 2)"] = round(theorem_3(problem), 2)
+    if problem.collective == "allgatherv":
+        out["Algorithm 2 bound"] = algorithm_2_bound(problem)
+    out["Eq. (5) improvement"] = round(eq_5(problem), 3)
+    return out
