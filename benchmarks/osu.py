@@ -40,10 +40,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tuwviz.bench import bench  # noqa: E402
+from tuwviz.experiments.bench import bench  # noqa: E402
 from tuwviz.collectives import collective  # noqa: E402
 from tuwviz.kernels import find_mpicc  # noqa: E402
-from tuwviz.launch import local_mpi_command, loopback_env, mpi_env  # noqa: E402
+from tuwviz.run.launch import local_mpi_command, loopback_env, mpi_env  # noqa: E402
 
 PROGRAMS = {"gather": "osu_gather", "gatherv": "osu_gatherv", "allgatherv": "osu_allgatherv"}
 BUILD = REPO / "build" / "osu"

@@ -39,8 +39,8 @@ from pathlib import Path
 # This checkout's tuwviz, also when another one is installed in the environment.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tuwviz.bench import bench  # noqa: E402
-from tuwviz.calibrate import calibrate  # noqa: E402
+from tuwviz.experiments.bench import bench  # noqa: E402
+from tuwviz.experiments.calibrate import calibrate  # noqa: E402
 from tuwviz.model import schedule, simulate  # noqa: E402
 from tuwviz.model.topology.ring import allgatherv_block_elems  # noqa: E402
 from tuwviz.params import DEFAULT_ALPHA, DEFAULT_BETA  # noqa: E402

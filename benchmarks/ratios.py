@@ -28,7 +28,7 @@ from pathlib import Path
 # This checkout's tuwviz, also when another one is installed in the environment.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tuwviz.bench import bench  # noqa: E402
+from tuwviz.experiments.bench import bench  # noqa: E402
 from tuwviz.collectives import COLLECTIVES  # noqa: E402
 from tuwviz.kernels import algorithms  # noqa: E402
 from tuwviz.problems import default_distributions, default_op, make_problem  # noqa: E402

@@ -2,8 +2,8 @@
 
 Every test's wall time (set-up, call and tear-down) and what it started while it ran are
 summed per test module and per *kind* of test.  What it started comes from the launch log
-(``TUWVIZ_LAUNCH_LOG``, one ``kind n`` line per event, written by :mod:`tuwviz.launch`,
-:mod:`tuwviz.cluster`, :mod:`tuwviz.verify` and the tests' own helpers):
+(``TUWVIZ_LAUNCH_LOG``, one ``kind n`` line per event, written by :mod:`tuwviz.run.launch`,
+:mod:`tuwviz.run.cluster`, :mod:`tuwviz.experiments.verify` and the tests' own helpers):
 
 ========= ==========================================================================
 count     lines it sums

@@ -13,7 +13,7 @@ import pytest
 import budget  # where the time and launches go, and the count budget (tests/budget.py)
 from budget import full_tier  # noqa: F401 (the tests' way to ask for the tier)
 import leaks  # marks, counts and checks every process the session starts (tests/leaks.py)
-from tuwviz.launch import record_launch  # noqa: E402 (after leaks: it sets the log's path)
+from tuwviz.run.launch import record_launch  # noqa: E402 (after leaks: it sets the log's path)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -22,7 +22,7 @@ for var, sub in [("IPYTHONDIR", "ipython"), ("JUPYTER_CONFIG_DIR", "jupyter/conf
                  ("JUPYTER_DATA_DIR", "jupyter/data"), ("JUPYTER_RUNTIME_DIR", "jupyter/runtime")]:
     os.environ.setdefault(var, str(REPO / "build" / "home" / sub))
     Path(os.environ[var]).mkdir(parents=True, exist_ok=True)
-# An empty calibration cache (tuwviz.calibrate): this machine's cached alpha/beta would
+# An empty calibration cache (tuwviz.experiments.calibrate): this machine's cached alpha/beta would
 # change the pipelined ring's default block size in every bench the tests run.
 # Emptied before every test (_no_calibration), kept afterwards for a look.
 os.environ["TUWVIZ_CACHE"] = str(REPO / "build" / "home" / "cache")
@@ -168,7 +168,7 @@ def kernels_copy(_kernels_tree, monkeypatch):
 
 
 MPI_PROCESS_MARKERS = ("ipyparallel.engine", "ipyparallel.controller", "ipcontroller", "hydra_pmi_proxy",
-                       "mpiexec", "tuwviz.worker")
+                       "mpiexec", "tuwviz.run.worker")
 
 
 def mpi_processes() -> set[int]:

@@ -34,8 +34,8 @@ from mpi4py import MPI
 
 from tuwviz import kernels
 from tuwviz.collectives import collective
-from tuwviz.typepairs import REDUCTIONS, null_args
-from tuwviz.worker import quiet_barrier as wait_asleep
+from tuwviz.run.typepairs import REDUCTIONS, null_args
+from tuwviz.run.worker import quiet_barrier as wait_asleep
 
 IN_PLACE = ctypes.c_void_p(-1)  # MPICH's MPI_IN_PLACE (checked at load time by tuwviz)
 handle = kernels.comm_handle  # the C handle of an mpi4py communicator, datatype or operator

@@ -24,7 +24,7 @@ import urllib.request
 from pathlib import Path
 
 from conftest import hang_guard
-from tuwviz.launch import record_launch
+from tuwviz.run.launch import record_launch
 
 __all__ = ["LabServer", "WIDTH", "cell_count", "cell_figures", "overflowing_outputs",
            "run_all", "run_and_check_page", "save", "show_cell", "wait_drawn"]

@@ -16,10 +16,10 @@ next run on the same machine.  So the session
   of its processes still alive, removes its leftover temporary files and the
   ``mpich_shm_*`` segments its MPI jobs left in /dev/shm, and fails the run naming each
   one;
-* gives :mod:`tuwviz.launch` a launch log (``TUWVIZ_LAUNCH_LOG``) in that folder, which
+* gives :mod:`tuwviz.run.launch` a launch log (``TUWVIZ_LAUNCH_LOG``) in that folder, which
   :mod:`budget` counts.
 
-``tuwviz.reaper`` processes of this very session are left alone: each one ends by itself
+``tuwviz.run.reaper`` processes of this very session are left alone: each one ends by itself
 as soon as the session's process exits (that is its job).
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from tuwviz.reaper import mapped_segments
+from tuwviz.run.reaper import mapped_segments
 
 __all__ = ["SESSION_VAR", "marked_processes", "session_processes", "SESSION_ID"]
 
@@ -92,7 +92,7 @@ def marked_processes(var: str, value: str) -> dict[int, str]:
 
 
 def _own_reaper(args: str) -> bool:
-    return "tuwviz.reaper" in args and args.split()[-1] == str(os.getpid())
+    return "tuwviz.run.reaper" in args and args.split()[-1] == str(os.getpid())
 
 
 def _leftover_processes() -> list[str]:

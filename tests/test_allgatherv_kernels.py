@@ -20,7 +20,7 @@ from collections import Counter
 
 import pytest
 
-from tuwviz.launch import find_mpiexec, mpi_env
+from tuwviz.run.launch import find_mpiexec, mpi_env
 
 from conftest import MPI_ERR_ARG, MPI_SUCCESS, hang_guard
 

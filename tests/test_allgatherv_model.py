@@ -27,7 +27,7 @@ def test_paper_distributions_follow_section_3():
 
 
 def test_default_sweeps_use_the_collectives_own_paper():
-    from tuwviz.sweep import distributions
+    from tuwviz.experiments.sweep import distributions
     assert distributions(None, "allgatherv") == list(PAPER_DISTRIBUTIONS["allgatherv"])
     assert distributions(None, "gatherv") == list(PAPER_DISTRIBUTIONS["gatherv"])
 

@@ -1,9 +1,9 @@
-"""tuwviz.analysis: fits of measured data and verdicts."""
+"""tuwviz.analysis.fits: fits of measured data and verdicts."""
 import pandas as pd
 import pytest
 
 from tuwviz import model
-from tuwviz.analysis import fit_ring_cost, pipeline_verdict
+from tuwviz.analysis.fits import fit_ring_cost, pipeline_verdict
 from tuwviz.problems import make_problem
 
 

@@ -69,17 +69,17 @@ def test_a_stale_exception_breaks_the_contracts(tmp_path):
     copy = _package_copy(tmp_path)
     path = copy / "pyproject.toml"
     text = path.read_text()
-    assert text.count('"tuwviz.trace -> tuwviz.sweep",') == 1
-    trace = copy / "tuwviz" / "trace.py"
-    trace.write_text(trace.read_text().replace("from .sweep import Backend\n", "Backend = None\n"))
+    anchor = '    "tuwviz.analysis.performance -> tuwviz.viz.plots",\n'
+    assert text.count(anchor) == 1
+    path.write_text(text.replace(anchor, anchor + '    "tuwviz.problems -> tuwviz.viz.plots",\n'))
     out = lint_imports(copy)
     assert out.returncode == 1, out.stdout + out.stderr
-    assert "tuwviz.trace -> tuwviz.sweep" in out.stdout + out.stderr
+    assert "tuwviz.problems -> tuwviz.viz.plots" in out.stdout + out.stderr
 
 
 def _package_copy(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "tuwviz", tmp_path / "tuwviz",
-                    ignore=shutil.ignore_patterns("__pycache__", "assignments"))
+                    ignore=shutil.ignore_patterns("__pycache__", "templates"))
     shutil.copy(REPO / "pyproject.toml", tmp_path)
     return tmp_path
 

@@ -220,13 +220,13 @@ def test_end_to_end_exit_status_and_no_traceback(tmp_path):
 # ---- the Python API refuses the same values -------------------------------------------
 
 def _verify(*a, **k):
-    from tuwviz.verify import verify
+    from tuwviz.experiments.verify import verify
 
     return verify(*a, **k)
 
 
 def _bench(*a, **k):
-    from tuwviz.bench import bench
+    from tuwviz.experiments.bench import bench
 
     return bench(*a, progress=False, **k)
 
@@ -313,6 +313,7 @@ def test_package_functions_stay_callable_after_their_modules_load():
     """tuwviz.verify / tuwviz.bench are the functions, every time (issue 9: the second
     call found the submodule of the same name)."""
     import importlib
+    import importlib.util
 
     import tuwviz
 
@@ -322,9 +323,11 @@ def test_package_functions_stay_callable_after_their_modules_load():
             assert callable(fn), fn
             with pytest.raises(ValueError, match="empty selection"):
                 fn("gatherv", [], ps=[2]) if name == "bench" else fn(["gatherv"], ["linear"], ps=[])
-        importlib.import_module(f"tuwviz.{name}")  # explicitly, as LocalCluster does
-        importlib.import_module("tuwviz.cluster")
+        importlib.import_module(f"tuwviz.experiments.{name}")  # as LocalCluster does
+        importlib.import_module("tuwviz.run.cluster")
+        # no submodule shares a function's name any more (they live in experiments/)
+        assert importlib.util.find_spec(f"tuwviz.{name}") is None
         assert callable(getattr(tuwviz, name)) and getattr(tuwviz, name).__name__ == name
-    from tuwviz.verify import verify_cases  # the submodules stay importable
+    from tuwviz.experiments.verify import verify_cases  # the submodules stay importable
 
     assert callable(verify_cases)

@@ -6,9 +6,9 @@ import threading
 import pandas as pd
 import pytest
 
-from tuwviz.bench import ROW_FIELDS, bench, bench_cases
+from tuwviz.experiments.bench import ROW_FIELDS, bench, bench_cases
 from tuwviz.errors import RankFailure, TimeLimitExceeded
-from tuwviz.launch import run_mpiexec
+from tuwviz.run.launch import run_mpiexec
 
 
 def test_cli_bench_writes_the_documented_csv(cli, tmp_path):

@@ -18,7 +18,7 @@ from conftest import REPO, hang_guard
 
 LAUNCHING = '''
 import os, subprocess
-from tuwviz.launch import local_mpi_command, mpi_env, record_launch
+from tuwviz.run.launch import local_mpi_command, mpi_env, record_launch
 
 def launch():
     record_launch("mpiexec", 2)

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from tuwviz import calibrate as cal_mod
-from tuwviz.bench import bench, bench_cases
-from tuwviz.calibrate import (GAMMA_DATATYPES, SIZES, Calibration, calibrate,
-                              fit_alpha_beta, load, load_all, local_layout)
+from tuwviz.experiments import calibrate as cal_mod
+from tuwviz.experiments.bench import bench, bench_cases
+from tuwviz.experiments.calibrate import (GAMMA_DATATYPES, SIZES, Calibration, calibrate,
+                                          fit_alpha_beta, load, load_all, local_layout)
 
 
 @pytest.fixture

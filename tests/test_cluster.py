@@ -14,7 +14,7 @@ import pytest
 
 from conftest import REPO, as_from_a_terminal, hang_guard, mpi_processes
 from tuwviz import model
-from tuwviz.cluster import LocalCluster
+from tuwviz.run.cluster import LocalCluster
 from tuwviz.errors import RankFailure
 from tuwviz.problems import make_problem
 
@@ -65,7 +65,7 @@ def test_engines_are_mpi_ranks_on_loopback(cluster):
 
 
 def test_a_batch_run_listens_on_loopback_only():
-    from tuwviz.launch import run_mpiexec
+    from tuwviz.run.launch import run_mpiexec
 
     found = {}
 
@@ -111,7 +111,7 @@ def test_heavy_yield_is_switched_off_for_a_while_on_running_engines(cluster):
 
 def test_a_failing_case_in_a_batch_is_named_and_the_cases_before_it_kept(cluster):
     # verify cases go to the engines in batches: a failure inside one still names its case
-    from tuwviz.verify import run_verify, verify_cases
+    from tuwviz.experiments.verify import run_verify, verify_cases
 
     cases = verify_cases(["gatherv"], ["linear"], ps=[3], bs=[1, 2])[:20]
     cases[13] = {**cases[13], "algorithm": "no_such_algorithm"}
@@ -208,7 +208,7 @@ def test_a_call_over_the_no_progress_limit_names_who_had_not_finished(cluster):
 
 SCRIPT = textwrap.dedent("""
     import sys
-    from tuwviz.cluster import LocalCluster
+    from tuwviz.run.cluster import LocalCluster
     cluster = LocalCluster(n=3).start()
     print("started", flush=True)
     try:
@@ -241,8 +241,8 @@ def test_ctrl_c_leaves_no_engine_controller_or_mpiexec_behind(tmp_path):
 
 def test_engines_whose_mpi_never_starts_are_tried_again_then_named(monkeypatch, capfd):
     # UCX refuses an unknown transport in MPI_Init: the engines' mpiexec ends every time,
-    # as it does, rarely, by itself (tuwviz.launch.STARTUP_ATTEMPTS)
-    from tuwviz import launch
+    # as it does, rarely, by itself (tuwviz.run.launch.STARTUP_ATTEMPTS)
+    from tuwviz.run import launch
     from tuwviz.errors import TuwvizError
 
     STARTUP_ATTEMPTS = 2  # one retry shows the loop; each attempt costs seconds

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import hang_guard
-from tuwviz import config, launch, problems
+from tuwviz import config, problems
+from tuwviz.run import launch
 from tuwviz.model import check_messages
 from tuwviz.problems import make_problem
 

@@ -15,9 +15,9 @@ import math
 import pandas as pd
 import pytest
 
-from tuwviz import guidelines as gl
-from tuwviz.bench import bench
-from tuwviz.study import STUDIES, study_cases
+from tuwviz.analysis import guidelines as gl
+from tuwviz.experiments.bench import bench
+from tuwviz.experiments.study import STUDIES, study_cases
 
 P, BS, REPS = 3, [1, 8], 3
 

@@ -2,7 +2,7 @@
 
 MPI requires only that the *type signatures* of a message's two sides match, not the
 datatypes or counts (MPI-4.1, Section 3.3.1 "type matching", and for collectives Section
-6.5).  ``tuwviz verify`` crosses *datatype pairs* for that (:mod:`tuwviz.typepairs` has
+6.5).  ``tuwviz verify`` crosses *datatype pairs* for that (:mod:`tuwviz.run.typepairs` has
 the table of pairs): the root's datatype and counts differ from each process's own, a
 type may have gaps or another extent, processes may use different types, and the root
 may pass ``MPI_IN_PLACE``.  Here every kernel of the table runs every pair against the
@@ -18,12 +18,12 @@ import sys
 
 import pytest
 
-from tuwviz import typepairs
+from tuwviz.run import typepairs
 from tuwviz.collectives import collective
-from tuwviz.launch import local_mpi_command, mpi_env, record_launch
+from tuwviz.run.launch import local_mpi_command, mpi_env, record_launch
 from tuwviz.params import verify_variants
 from tuwviz.table import load_table
-from tuwviz.verify import verify
+from tuwviz.experiments.verify import verify
 
 from conftest import REPO, hang_guard
 from test_table import REVERSE_C, REVERSE_ROW

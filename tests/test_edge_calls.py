@@ -26,7 +26,7 @@ import pytest
 
 from tuwviz import config
 from tuwviz.collectives import collective
-from tuwviz.launch import local_mpi_command, mpi_env, record_launch
+from tuwviz.run.launch import local_mpi_command, mpi_env, record_launch
 from tuwviz.table import load_table
 
 from conftest import REPO, hang_guard

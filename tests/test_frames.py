@@ -2,7 +2,7 @@
 import pandas as pd
 
 from tuwviz import kernels
-from tuwviz.bench import bench
+from tuwviz.experiments.bench import bench
 from tuwviz.frames import FullFrame
 
 

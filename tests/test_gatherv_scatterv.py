@@ -16,7 +16,7 @@ import pytest
 
 from tuwviz import model
 from tuwviz.errors import RankFailure
-from tuwviz.launch import run_mpiexec
+from tuwviz.run.launch import run_mpiexec
 from tuwviz.model import ordered_hypercube as oh
 from tuwviz.model.gatherv import COUNT_BYTES
 from tuwviz.model.topology import oh_cube, oh_dims, oh_partner

@@ -16,8 +16,8 @@ import re
 import pytest
 
 from tuwviz import config
-from tuwviz.assignment import new, use
-from tuwviz.grade import grade
+from tuwviz.course.assignment import new, use
+from tuwviz.course.grade import grade
 from tuwviz.table import WORKSPACE_VAR
 
 from conftest import hang_guard

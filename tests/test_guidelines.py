@@ -22,8 +22,8 @@ from html.parser import HTMLParser
 import pandas as pd
 import pytest
 
-from tuwviz import guidelines as gl
-from tuwviz.bench import ROW_FIELDS, bench
+from tuwviz.analysis import guidelines as gl
+from tuwviz.experiments.bench import ROW_FIELDS, bench
 from tuwviz.problems import make_problem
 
 from conftest import hang_guard
@@ -94,7 +94,7 @@ LAYERS = ["data", "load", "rows", "measure", "evaluate", "tables", "figures", "c
 
 def test_modules_import_only_the_modules_below_them():
     for i, name in enumerate(LAYERS):
-        tree = ast.parse(inspect.getsource(importlib.import_module(f"tuwviz.guidelines.{name}")))
+        tree = ast.parse(inspect.getsource(importlib.import_module(f"tuwviz.analysis.guidelines.{name}")))
         used = {n.module.split(".")[0] for n in ast.walk(tree)
                 if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
         assert used <= set(LAYERS[:i]), f"{name} imports {sorted(used - set(LAYERS[:i]))}"
@@ -103,13 +103,13 @@ def test_modules_import_only_the_modules_below_them():
 @pytest.mark.parametrize("name", LAYERS)
 def test_each_module_imports_first_in_a_fresh_interpreter(name):
     # A cycle shows only when the module in it is imported first, so one process each.
-    r = subprocess.run([sys.executable, "-c", f"import tuwviz.guidelines.{name}"],
+    r = subprocess.run([sys.executable, "-c", f"import tuwviz.analysis.guidelines.{name}"],
                        capture_output=True, text=True, timeout=hang_guard(600))
     assert r.returncode == 0, r.stderr
 
 
 def test_the_package_exports_every_modules_public_names():
-    modules = [importlib.import_module(f"tuwviz.guidelines.{m}") for m in LAYERS]
+    modules = [importlib.import_module(f"tuwviz.analysis.guidelines.{m}") for m in LAYERS]
     names = [n for mod in modules for n in mod.__all__]
     assert sorted(names) == sorted(gl.__all__) and len(set(names)) == len(names)
     for mod in modules:

@@ -13,8 +13,9 @@ import textwrap
 import numpy as np
 import pytest
 
-from tuwviz import kernels, runner
-from tuwviz.launch import find_mpiexec, mpi_env
+from tuwviz import kernels
+from tuwviz.run import runner
+from tuwviz.run.launch import find_mpiexec, mpi_env
 from tuwviz.table import load_table
 
 from conftest import MPI_ERR_ARG, MPI_SUCCESS, hang_guard
@@ -82,7 +83,7 @@ def test_make_buffers_rejects_sizes_before_allocating(coll, counts, match):
 # --- real ranks ---------------------------------------------------------------------------
 
 # Each case: an algorithm, counts, per-rank settings through the C setters ("c") or through
-# tuwviz.runner ("runner": run_kernel; "measure": run_case in measure mode, i.e. tuw_time).
+# tuwviz.run.runner ("runner": run_kernel; "measure": run_case in measure mode, i.e. tuw_time).
 # Buffers are tiny whatever the counts: the overflow cases must fail before touching them.
 ENGINE = textwrap.dedent(r'''
     import ctypes, json, sys

@@ -11,8 +11,8 @@ import pytest
 from tuwviz.errors import RankFailure
 from tuwviz.model.topology import ig_part, ig_part_of, ig_recv_order
 from tuwviz.problems import make_problem
-from tuwviz.trace import trace
-from tuwviz.verify import verify, verify_cases
+from tuwviz.run.trace import trace
+from tuwviz.experiments.verify import verify, verify_cases
 
 from conftest import hang_guard
 
@@ -55,7 +55,7 @@ def test_the_papers_settings_scaled_down_equal_the_librarys():
     # settings 1-8 (Section 5) on 4+4 and 1+1 processes (p = q) or 7+2 and 11+3 (about
     # 25/7), empty and non-empty blocks, k_A = 4 k_B and k_B = 4 k_A, arithmetic counts
     from tuwviz.model.intergroup_cost import SETTINGS, setting_problem
-    from tuwviz.verify import run_verify, verify_case
+    from tuwviz.experiments.verify import run_verify, verify_case
 
     cases = []
     for number, s in SETTINGS.items():
@@ -199,7 +199,7 @@ def test_the_larger_group_plays_a_whatever_its_place(figures):
 
 
 def test_counts_that_disagree_between_the_groups_fail_on_every_rank():
-    from tuwviz.launch import mpiexec_backend
+    from tuwviz.run.launch import mpiexec_backend
 
     pr = make_problem("allgatherv", 3, "regular", 4, q=2)
     case = {**verify_cases(["allgatherv"], ["segmented"], groups="3,2", bs=[4], dists=["regular"],
@@ -414,7 +414,7 @@ def test_allgatherv_with_scattered_displacements_equals_the_library(counts):
     import subprocess
     import sys
 
-    from tuwviz.launch import local_mpi_command, mpi_env, record_launch
+    from tuwviz.run.launch import local_mpi_command, mpi_env, record_launch
     from conftest import REPO
 
     n = len(counts[0]) + len(counts[1])

@@ -28,8 +28,8 @@ INNER = textwrap.dedent('''
 
     import pytest
 
-    from tuwviz.cluster import LocalCluster
-    from tuwviz.launch import run_mpiexec
+    from tuwviz.run.cluster import LocalCluster
+    from tuwviz.run.launch import run_mpiexec
     from tuwviz.problems import make_problem
 
     READY = Path(os.environ["READY_FILE"])
@@ -95,7 +95,7 @@ def test_an_interrupted_session_leaves_no_process_and_no_temporary_file(tmp_path
             time.sleep(0.2)
         started = leaks.session_processes(marker)
         kinds = " ".join(started.values())
-        assert "ipyparallel" in kinds and "tuwviz.worker" in kinds, started  # both are up
+        assert "ipyparallel" in kinds and "tuwviz.run.worker" in kinds, started  # both are up
         proc.send_signal(sig)
         out, _ = proc.communicate(timeout=hang_guard(180))
     finally:

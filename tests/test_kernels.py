@@ -12,7 +12,7 @@ from conftest import hang_guard, run_cli
 from tuwviz import config, kernels
 from tuwviz.collectives import COLLECTIVES
 from tuwviz.errors import KernelBuildError, MPINotFoundError
-from tuwviz.launch import record_launch
+from tuwviz.run.launch import record_launch
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def test_build_is_cached_and_rebuilt_when_a_source_changes(source_copy, monkeypa
     assert third not in (first, second)
     # a workspace (a student's own rows and files) compiles its files and the registry,
     # not the package's again: its function names are not in the package's prototypes
-    from tuwviz.assignment import new
+    from tuwviz.course.assignment import new
     from tuwviz.table import WORKSPACE_VAR
 
     objects = set((first.parent / "obj").glob("*.o"))
@@ -125,7 +125,7 @@ def test_a_build_is_announced_with_its_time_and_a_cached_one_is_silent(source_co
     assert len(edited) == 2 and "(sources changed)" in edited[0], edited
     assert re.fullmatch(compiled, edited[1]), edited
     # MPI ranks that find the sources changed build quietly: p ranks, not p notes
-    from tuwviz.launch import local_mpi_command
+    from tuwviz.run.launch import local_mpi_command
 
     c_file.write_text(c_file.read_text() + "\n/* another edit */\n")
     record_launch("mpiexec", 2)  # counted by tests/budget.py

@@ -3,9 +3,9 @@ import os
 
 import pytest
 
-from tuwviz import launch
+from tuwviz.run import launch
 from tuwviz.errors import TuwvizError
-from tuwviz.launch import THREAD_LEVEL, run_mpiexec
+from tuwviz.run.launch import THREAD_LEVEL, run_mpiexec
 from tuwviz.problems import make_problem
 
 CASES = [{"mode": "trace", "problem": make_problem("gatherv", 2, "same", 1).to_dict(),
@@ -75,7 +75,7 @@ def test_ranks_that_ended_well_are_told_from_others_before_they_are_reaped():
     import sys
     import time
 
-    from tuwviz.launch import _ranks_exited
+    from tuwviz.run.launch import _ranks_exited
 
     procs = {code: subprocess.Popen([sys.executable, "-c", f"raise SystemExit({code})"])
              for code in (0, 3)}

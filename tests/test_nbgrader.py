@@ -20,15 +20,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tuwviz.assignment import QUICK_VAR, new
-from tuwviz.launch import record_launch
+from tuwviz.course.assignment import QUICK_VAR, new
+from tuwviz.run.launch import record_launch
 from tuwviz.table import WORKSPACE_VAR
 
 from conftest import REPO, hang_guard
 from test_grade import _kernel
 
 ASSIGNMENT = "gather_scatter"
-TEMPLATE = REPO / "tuwviz" / "assignments" / ASSIGNMENT / "assignment.ipynb"
+TEMPLATE = REPO / "tuwviz" / "course" / "templates" / ASSIGNMENT / "assignment.ipynb"
 #: The marks the notebook's test cells carry, by grade_id.
 MARKS = {"gather_correct": 3, "scatter_correct": 3, "gather_optimal": 2, "scatter_optimal": 2,
          "memory_clean": 1}

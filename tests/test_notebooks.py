@@ -31,7 +31,7 @@ from nbclient import NotebookClient
 from conftest import REPO, full_tier, hang_guard, open_bokeh_page
 from lab import run_and_check_page
 from leaks import marked_processes
-from tuwviz.launch import record_launch
+from tuwviz.run.launch import record_launch
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 SCREENSHOTS = REPO / "build" / "screenshots"
@@ -239,7 +239,7 @@ def test_notebook_runs(path, tmp_path, request):
 
     if path.name == ALLGATHER_STUDY:
         from tuwviz import make_problem, model
-        from tuwviz.study import study_cases
+        from tuwviz.experiments.study import study_cases
         from tuwviz.viz.circulant import circulant_frames
 
         with open(workdir / "results" / "04_study.csv") as f:

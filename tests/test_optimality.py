@@ -1,4 +1,4 @@
-"""Round and bandwidth optimality of gather and scatter schedules (tuwviz.optimality).
+"""Round and bandwidth optimality of gather and scatter schedules (tuwviz.analysis.optimality).
 
 The properties are computed from schedules (a model's, or one rebuilt from a trace); the
 reference algorithms must meet the course report's bounds for every p and root, and
@@ -14,7 +14,7 @@ from tuwviz import model
 from tuwviz.model.gatherv import linear as gather_linear
 from tuwviz.model.program import Recv, Schedule, Send
 from tuwviz.model.scatterv import linear as scatter_linear
-from tuwviz.optimality import optimality, schedule_from_trace
+from tuwviz.analysis.optimality import optimality, schedule_from_trace
 from tuwviz.problems import make_problem
 
 

@@ -1,4 +1,4 @@
-"""tuwviz.performance: a kernel against the library, measured on real MPI ranks.
+"""tuwviz.analysis.performance: a kernel against the library, measured on real MPI ranks.
 
 The relative runtimes are checked against the measured rows they come from, the LaTeX
 rows against the medians, and the saved page is opened offline in Chromium, where its box
@@ -11,7 +11,7 @@ import os
 import pandas as pd
 import pytest
 
-from tuwviz.performance import latex_rows, performance
+from tuwviz.analysis.performance import latex_rows, performance
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from bokeh.models import HoverTool, LogScale, Span
 
-from tuwviz.bench import ROW_FIELDS, bench
+from tuwviz.experiments.bench import ROW_FIELDS, bench
 from tuwviz.viz import plots
 
 VALUE_COLUMNS = ["p", "b", "m", "min_us", "median_us", "mean_us", "max_us", "ratio_to_native"]

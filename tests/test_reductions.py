@@ -14,7 +14,7 @@ import pytest
 
 from tuwviz import kernels
 from tuwviz.problems import make_problem
-from tuwviz.verify import verify
+from tuwviz.experiments.verify import verify
 
 from test_datatypes import _run
 
@@ -25,7 +25,7 @@ from mpi4py import MPI
 from tuwviz import kernels
 from tuwviz.errors import KernelError
 from tuwviz.problems import make_problem
-from tuwviz.runner import run_kernel
+from tuwviz.run.runner import run_kernel
 
 comm = MPI.COMM_WORLD
 out = {}
@@ -105,7 +105,7 @@ def test_random_doubles_are_compared_with_the_stated_tolerance():
     """2 (p - 1) p 2^-53: a rounding difference passes, a lost or doubled input does not."""
     import numpy as np
 
-    from tuwviz.runner import Buffers, _mismatch
+    from tuwviz.run.runner import Buffers, _mismatch
 
     pr = make_problem("allreduce", 4, "same", 3, datatype="double", op="sum")
     ref = Buffers(np.zeros(3), np.array([0.5, -1.25, 2.0]))
@@ -120,7 +120,7 @@ def test_random_doubles_are_compared_with_the_stated_tolerance():
 
 
 def test_verify_runs_random_doubles_by_default():
-    from tuwviz.verify import verify_cases
+    from tuwviz.experiments.verify import verify_cases
 
     cases = verify_cases(["allreduce"], ["circulant"], [3], bs=[2])
     random = [c for c in cases if c.get("data") == "random"]

@@ -5,7 +5,7 @@ library that the ranks load; :func:`tuwviz.kernels.sanitize_env` gives the envir
 (``LD_PRELOAD`` of libasan, since Python itself is not sanitized).  A case fails on any
 ASan report (the rank aborts, the output names "AddressSanitizer") and on any mismatch
 with the MPI library's own collective.  Rows and their parameter variants come from the
-table (tuwviz.verify.verify_cases), so a new algorithm is checked without editing this file.
+table (tuwviz.experiments.verify.verify_cases), so a new algorithm is checked without editing this file.
 """
 from __future__ import annotations
 
@@ -17,22 +17,22 @@ import textwrap
 import pytest
 
 from tuwviz import kernels
-from tuwviz.launch import local_mpi_command, loopback_env, mpi_env, record_launch
+from tuwviz.run.launch import local_mpi_command, loopback_env, mpi_env, record_launch
 from tuwviz.table import load_table
-from tuwviz.verify import verify_cases
+from tuwviz.experiments.verify import verify_cases
 
 from conftest import hang_guard
 
-# Runs the cases of a JSON file rank by rank (tuwviz.runner.run_case) and prints one line
+# Runs the cases of a JSON file rank by rank (tuwviz.run.runner.run_case) and prints one line
 # per failed case; ASan reports go to stderr and abort the rank.
 ENGINE = textwrap.dedent('''
     import json, sys
     from mpi4py import MPI
     from tuwviz import kernels
-    from tuwviz.runner import run_case
+    from tuwviz.run.runner import run_case
     world = MPI.COMM_WORLD
     bad = 0
-    with kernels.pinned():  # one build for the run, as tuwviz.worker does
+    with kernels.pinned():  # one build for the run, as tuwviz.run.worker does
         for case in json.load(open(sys.argv[1])):
             res = run_case(world, case)
             if world.rank == 0 and not res["ok"]:

@@ -1,7 +1,7 @@
 """Whatever ends a driver, every process it started ends within seconds and its files go.
 
 A *driver* is what a user runs: ``tuwviz bench``, ``tuwviz verify``, a Python process
-holding a :class:`~tuwviz.cluster.LocalCluster` (a script or a Jupyter kernel), ``tuwviz
+holding a :class:`~tuwviz.run.cluster.LocalCluster` (a script or a Jupyter kernel), ``tuwviz
 lab``.  Each test starts one in its own session, waits until it has started its MPI ranks
 (or engines, or JupyterLab), records every descendant, sends one signal to the driver
 alone, and then requires that every recorded process is gone and that the driver's
@@ -32,7 +32,7 @@ QUICK = {("bench", "SIGTERM"), ("verify", "SIGINT"), ("cluster", "SIGKILL"), ("l
 DRIVERS = ("bench", "verify", "cluster", "lab")
 
 CLUSTER_SCRIPT = textwrap.dedent("""
-    from tuwviz.cluster import LocalCluster
+    from tuwviz.run.cluster import LocalCluster
     cluster = LocalCluster(n=3).start()
     print("started", flush=True)
     try:
@@ -117,9 +117,9 @@ class Driver:
                     cmds.append(" ".join(k.cmdline()))
                 except psutil.NoSuchProcess:
                     pass
-            reaped = any("tuwviz.reaper" in c for c in cmds)
+            reaped = any("tuwviz.run.reaper" in c for c in cmds)
             if self.kind in ("bench", "verify"):
-                ready = sum("tuwviz.worker" in c for c in cmds) >= 3
+                ready = sum("tuwviz.run.worker" in c for c in cmds) >= 3
             elif self.kind == "cluster":
                 ready = sum("ipyparallel.engine" in c for c in cmds) >= 3
             else:
@@ -223,8 +223,8 @@ def test_ranks_of_a_killed_driver_exit_by_themselves(tmp_path):
     """Without a reaper, the ranks still notice that the driver died (the watch breaks)."""
     script = textwrap.dedent("""
         import os, subprocess, sys, time
-        from tuwviz.watch import RankWatch
-        from tuwviz.launch import local_mpi_command, loopback_env, record_launch
+        from tuwviz.run.watch import RankWatch
+        from tuwviz.run.launch import local_mpi_command, loopback_env, record_launch
         w = RankWatch()
         rank = ("import time; from tuwviz import watch; from mpi4py import MPI; "
                 "watch.connect(MPI.COMM_WORLD.rank); time.sleep(600)")
@@ -261,8 +261,8 @@ def test_a_stopped_rank_is_named_within_the_limit(tmp_path, monkeypatch):
     """SIGSTOP on one rank of `bench`: the run stops, the error names that rank's pid."""
     import threading
 
-    from tuwviz import launch
-    from tuwviz.bench import bench
+    from tuwviz.run import launch
+    from tuwviz.experiments.bench import bench
     from tuwviz.errors import RankFailure
 
     # the silent limit (30 s) shortened for this test: a live rank beats every second, so
@@ -275,7 +275,7 @@ def test_a_stopped_rank_is_named_within_the_limit(tmp_path, monkeypatch):
         deadline = time.monotonic() + hang_guard(60)
         while time.monotonic() < deadline:
             ranks = [p for p in psutil.Process().children(recursive=True)
-                     if p.cmdline()[1:3] == ["-m", "tuwviz.worker"]]  # not the launcher
+                     if p.cmdline()[1:3] == ["-m", "tuwviz.run.worker"]]  # not the launcher
             if len(ranks) == 3:
                 time.sleep(2)  # running cases now
                 ranks[1].suspend()

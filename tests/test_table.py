@@ -20,10 +20,10 @@ import pytest
 from tuwviz import kernels, model
 from tuwviz.collectives import COLLECTIVES
 from tuwviz.errors import KernelBuildError
-from tuwviz.launch import find_mpiexec, mpi_env, run_mpiexec
+from tuwviz.run.launch import find_mpiexec, mpi_env, run_mpiexec
 from tuwviz.problems import make_problem
 from tuwviz.table import TableError, load_table
-from tuwviz.verify import verify_cases
+from tuwviz.experiments.verify import verify_cases
 
 from conftest import hang_guard
 
@@ -35,7 +35,7 @@ from mpi4py import MPI
 from tuwviz import kernels
 from tuwviz.collectives import COLLECTIVES
 from tuwviz.problems import make_problem
-from tuwviz.runner import _args, make_buffers
+from tuwviz.run.runner import _args, make_buffers
 
 lib = kernels.load()
 world = MPI.COMM_WORLD

@@ -3,10 +3,10 @@ import pytest
 
 from tuwviz import model
 from tuwviz.collectives import COLLECTIVES
-from tuwviz.launch import run_mpiexec
+from tuwviz.run.launch import run_mpiexec
 from tuwviz.params import verify_variants
 from tuwviz.problems import default_distributions, make_problem
-from tuwviz.sweep import roots_for
+from tuwviz.experiments.sweep import roots_for
 from tuwviz.table import load_table
 
 from conftest import SAMPLED_PS, sampled_roots
@@ -156,7 +156,7 @@ def test_the_circulant_allreduce_traces_the_butterfly_where_order_matters():
 
 
 def test_trace_takes_one_algorithm_or_one_per_problem():
-    from tuwviz.trace import trace
+    from tuwviz.run.trace import trace
 
     pr = make_problem("gather", 3, "same", 1)
     with pytest.raises(ValueError, match="2 algorithms for 1 problems: give one, or one per"):

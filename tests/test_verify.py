@@ -5,12 +5,13 @@ from collections import Counter
 
 import pytest
 
-from tuwviz import config, typepairs
+from tuwviz import config
+from tuwviz.run import typepairs
 from tuwviz.collectives import COLLECTIVES
 from tuwviz.errors import RankFailure
 from tuwviz.table import load_table
-from tuwviz.typepairs import NULL_PAIRS, pairs_for
-from tuwviz.verify import verify, verify_cases
+from tuwviz.run.typepairs import NULL_PAIRS, pairs_for
+from tuwviz.experiments.verify import verify, verify_cases
 
 from conftest import SAMPLED_BS, SAMPLED_PS, hang_guard
 
@@ -173,7 +174,7 @@ def test_mismatches_are_grouped_and_told_in_elements(kernels_copy, cli):
 def _first_element(p: int, rank: int) -> int:
     """Element 0 of `rank`'s send block, as the runner makes it."""
     from tuwviz.problems import make_problem
-    from tuwviz.runner import make_buffers
+    from tuwviz.run.runner import make_buffers
 
     return int(make_buffers(make_problem("gatherv", p, "same", 5, root=1), rank).send[0])
 

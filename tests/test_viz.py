@@ -407,7 +407,7 @@ def test_explorer_reports_errors_instead_of_raising(monkeypatch):
 
 def test_timeline_of_a_real_kernel_trace():
     """The C kernel's recorded trace (mpiexec, 4 ranks) drawn as recorded."""
-    from tuwviz.launch import run_mpiexec
+    from tuwviz.run.launch import run_mpiexec
 
     pr = make_problem("gatherv", 4, "same", 100, root=1)
     got = {}

@@ -9,7 +9,7 @@ from tuwviz import viz
 from tuwviz.model import SendRecv, schedule
 from tuwviz.model.topology import circ_from, circ_skips, circ_to
 from tuwviz.problems import Problem, make_problem
-from tuwviz.trace import trace
+from tuwviz.run.trace import trace
 from tuwviz.viz.circulant import (
     CIRCULANT_ALGORITHMS,
     animate_circulant,

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from tuwviz import viz
-from tuwviz.analysis import intergroup_improvement
+from tuwviz.analysis.fits import intergroup_improvement
 from tuwviz.model import schedule
 from tuwviz.model.intergroup_cost import improvement_curve
 from tuwviz.model.topology import ig_recv_order
 from tuwviz.problems import Problem, make_problem
-from tuwviz.trace import trace
+from tuwviz.run.trace import trace
 from tuwviz.viz import sources
 from tuwviz.viz.intergroup import intergroup_frames
 

@@ -1,4 +1,4 @@
-"""Tests of tuwviz.watch: a paused machine is not a stopped rank.
+"""Tests of tuwviz.run.watch: a paused machine is not a stopped rank.
 
 A virtual machine that the host pauses (this CI machine was, for 30-40 s; the kernel
 logged "workqueue lockup") resumes with its clock moved on: every rank then looks silent.
@@ -80,7 +80,7 @@ def test_a_paused_machine_blames_no_rank_and_a_stopped_rank_is_still_named():
 def test_a_rank_killed_by_a_fatal_signal_names_it_before_it_dies():
     # a kernel's segfault or abort(): the rank's fault handler writes the signal's name to
     # the watch, so the driver knows how the rank ended without the launcher's report
-    from tuwviz import launch, watch
+    from tuwviz.run import launch, watch
 
     w = watch.RankWatch()
     try:

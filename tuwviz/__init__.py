@@ -13,50 +13,41 @@ LocalCluster
     Start, use and stop a local ipyparallel cluster of MPI engines.
 make_problem
     Build a problem instance from the papers' block-size distributions.
-"""
-import sys as _sys
-import types as _types
 
+Layers
+------
+Each package imports only those below it (``tests/test_architecture.py`` checks it):
+
+===============  ========================================================================
+``cli``          the ``tuwviz`` command, one module per subcommand
+``course``       a student's workspace and its grader
+``viz``          drawings, animations, plots and pages
+``analysis``     fits, verdicts, optimality, the papers' guidelines
+``experiments``  verify, bench, calibrate, the circulant study
+``run``          MPI ranks: mpiexec jobs, ipyparallel engines, traces
+``kernels``      the C kernels built and loaded
+``model``        schedules and the alpha-beta-gamma simulator
+``table``        the algorithm table and its parameters (``params``)
+foundation       ``errors``, ``collectives``, ``problems``, ``frames``, ``report``,
+                 ``config``, ``_version``
+===============  ========================================================================
+"""
 from ._version import __version__
 from .problems import Problem, make_problem
 
 __all__ = ["Problem", "make_problem", "verify", "bench", "LocalCluster", "__version__"]
 
-
-#: Package attributes that are functions of a submodule with the same name.
-_FUNCTIONS = {"verify": ".verify", "bench": ".bench"}
-
-
-class _Package(_types.ModuleType):
-    """`tuwviz` itself: ``tuwviz.verify`` and ``tuwviz.bench`` stay the functions.
-
-    Importing the submodule ``tuwviz.verify`` (lazily below, or by any other module) makes
-    Python set the package attribute ``verify`` to that module, which would replace the
-    function (``TypeError: 'module' object is not callable`` on the second call).  Such
-    assignments are ignored here; the submodules stay importable by name
-    (``from tuwviz.verify import verify_cases``).
-    """
-
-    def __setattr__(self, name, value):
-        if name in _FUNCTIONS and isinstance(value, _types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-_sys.modules[__name__].__class__ = _Package
+#: Imported when first used: they pull in pandas, ipyparallel and MPI, which ``import
+#: tuwviz`` should not pay for.
+_LAZY = {"verify": ".experiments.verify", "bench": ".experiments.bench",
+         "LocalCluster": ".run.cluster"}
 
 
 def __getattr__(name):
-    # Imported lazily: they pull in pandas, ipyparallel and MPI, which `import tuwviz`
-    # should not pay for.
-    if name in _FUNCTIONS:
+    if name in _LAZY:
         import importlib
 
-        fn = getattr(importlib.import_module(_FUNCTIONS[name], __name__), name)
-        globals()[name] = fn  # found directly from now on
-        return fn
-    if name == "LocalCluster":
-        from .cluster import LocalCluster
-
-        return LocalCluster
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value  # found directly from now on
+        return value
     raise AttributeError(f"module 'tuwviz' has no attribute {name!r}")

@@ -236,7 +236,7 @@ KEEP_LIBRARIES = 3
 
 def loaded_libraries(folder: Path) -> set[Path]:
     """The ``.so`` files in `folder` that some live process has mapped (loaded)."""
-    from .reaper import mapped_files
+    from .procfs import mapped_files
 
     prefix = str(Path(folder).resolve()) + os.sep
     return {Path(path) for pid in os.listdir("/proc") if pid.isdigit()
@@ -476,7 +476,7 @@ def comm_handle(comm):
     """The C handle of mpi4py communicator `comm`, as ctypes wants it (mpi4py's idiom).
 
     Serves any mpi4py handle whose C type is the communicator's (in MPICH an int, like
-    ``MPI_Datatype``): :mod:`tuwviz.typepairs` passes derived datatypes this way."""
+    ``MPI_Datatype``): :mod:`tuwviz.run.typepairs` passes derived datatypes this way."""
     from mpi4py import MPI
 
     if _comm_ctype() is ctypes.c_int:
@@ -587,7 +587,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.tuw_allgatherv_block_elems.restype = c_ll
     lib.tuw_allgatherv_block_elems.argtypes = [c_int, int_p, c_int, c_ll, c_double, c_double]
     ll_p = ctypes.POINTER(c_ll)
-    # calibration loops (common/calibrate.c, tuwviz.calibrate)
+    # calibration loops (common/calibrate.c, tuwviz.experiments.calibrate)
     dbl_p = ctypes.POINTER(c_double)
     lib.tuw_pingpong.restype = c_int
     lib.tuw_pingpong.argtypes = [comm, c_ll, c_int, c_int, dbl_p]
@@ -619,7 +619,7 @@ def _import_mpi():
 
 def mpi_library_version() -> str:
     """The MPI library's version line (``MPI_Get_library_version``, callable before
-    ``MPI_Init``), as the ranks report it in :func:`tuwviz.runner.rank_info`."""
+    ``MPI_Init``), as the ranks report it in :func:`tuwviz.run.runner.rank_info`."""
     _import_mpi()
     from mpi4py import MPI
 
@@ -631,7 +631,7 @@ def heavy_yield(on: bool):
     """Within the block, MPICH's heavy yield is `on` in this process (a rank), then back
     to what it was; yields the value before (-1: this MPI has no such setting, nothing
     changes).  Engines started for timing (heavy yield on, see
-    :func:`tuwviz.launch.mpi_env`) switch it off for a batch that times nothing.
+    :func:`tuwviz.run.launch.mpi_env`) switch it off for a batch that times nothing.
     """
     lib = load()
     before = lib.tuw_heavy_yield(int(on))

@@ -5,7 +5,7 @@ block size ``B`` (Träff et al. 2010, Section 2.4).  In C they are process-globa
 (``tuw_set_block_bytes`` and friends in ``kernels_c/common/params.c``), so a kernel keeps
 the exact ``MPI_Allgatherv`` signature and a student's program can set them before calling
 it.  In Python they travel as a small dict, ``{"block_bytes": 4096, "ring": "smp"}``, in a
-case (:mod:`tuwviz.runner`), to a model schedule builder (:func:`tuwviz.model.schedule`)
+case (:mod:`tuwviz.run.runner`), to a model schedule builder (:func:`tuwviz.model.schedule`)
 and into result rows (:func:`label`).
 
 Which parameters exist (type, range, default, help, C setter) and which algorithm takes
@@ -175,7 +175,7 @@ def reset(lib: ctypes.CDLL) -> None:
 
 
 #: Parameters whose defaults come from the cost model: given the calibrated values
-#: (:mod:`tuwviz.calibrate`) when the user sets none of them.
+#: (:mod:`tuwviz.experiments.calibrate`) when the user sets none of them.
 COST_PARAMS = ("alpha", "beta")
 
 

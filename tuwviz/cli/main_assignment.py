@@ -9,7 +9,7 @@ __all__ = ["configure_parser", "execute"]
 
 def configure_parser(sub) -> argparse.ArgumentParser:
     """The ``assignment`` subcommand's options."""
-    from ..assignment import ASSIGNMENTS
+    from ..course.assignment import ASSIGNMENTS
 
     sp = sub.add_parser(
         "assignment", help="create a course assignment's workspace (C templates, README)",
@@ -30,7 +30,7 @@ def configure_parser(sub) -> argparse.ArgumentParser:
 
 
 def execute(args) -> int:
-    from ..assignment import new
+    from ..course.assignment import new
 
     ws = new(args.name, args.directory)
     print(f"created {ws}: edit its C files, then run: tuwviz grade {args.directory}")

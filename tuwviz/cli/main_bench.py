@@ -80,7 +80,7 @@ def configure_parser(sub) -> argparse.ArgumentParser:
 
 
 def execute(args) -> int:
-    from ..bench import bench, bench_cases, check_output, row_fields
+    from ..experiments.bench import bench, bench_cases, check_output, row_fields
     from ..collectives import collective
     from ..problems import default_distributions, default_op
     from ..report import text_table
@@ -179,9 +179,9 @@ def _measured_line(df) -> None:
 
 
 def _bench_study(args) -> int:
-    from ..bench import ROW_FIELDS, check_output
+    from ..experiments.bench import ROW_FIELDS, check_output
     from ..report import text_table
-    from ..study import run_study, study_cases
+    from ..experiments.study import run_study, study_cases
 
     if args.rounds is not None:
         raise ValueError("--rounds: a study times each of its parts in one block; leave it out")

@@ -38,8 +38,8 @@ def configure_parser(sub) -> argparse.ArgumentParser:
 
 
 def execute(args) -> int:
-    from ..calibrate import calibrate, load, load_all, local_layout
-    from ..cluster import free_cores
+    from ..experiments.calibrate import calibrate, load, load_all, local_layout
+    from ..run.cluster import free_cores
     from ..report import text_table
 
     if args.list:

@@ -13,8 +13,8 @@ __all__ = ["configure_parser", "execute"]
 
 def configure_parser(sub) -> argparse.ArgumentParser:
     """The ``grade`` subcommand's options."""
-    from ..grade import GRADE_BS, GRADE_PS, OPTIMALITY_PS, STALL_LIMIT as GRADE_STALL
-    from ..performance import PERF_P, PERF_REPS, PERF_SIZES
+    from ..course.grade import GRADE_BS, GRADE_PS, OPTIMALITY_PS, STALL_LIMIT as GRADE_STALL
+    from ..analysis.performance import PERF_P, PERF_REPS, PERF_SIZES
 
     sp = sub.add_parser(
         "grade", help="grade a workspace: build, then check each kernel against the MPI library",
@@ -64,7 +64,7 @@ def configure_parser(sub) -> argparse.ArgumentParser:
 
 
 def execute(args) -> int:
-    from ..grade import grade, grade_folder, submissions
+    from ..course.grade import grade, grade_folder, submissions
     from ..report import text_table
     from ..table import table_path
 

@@ -15,7 +15,7 @@ def configure_parser(sub) -> argparse.ArgumentParser:
     """The ``guidelines`` subcommand's options."""
     sp = sub.add_parser(
         "guidelines", help="check performance guidelines on a bench CSV; print the paper's table",
-        description="Evaluate the performance guidelines declared in tuwviz.guidelines (for "
+        description="Evaluate the performance guidelines declared in tuwviz.analysis.guidelines (for "
                     "gatherv: (1) MPI_Gather(m) <= MPI_Gatherv(m) where all m_i are equal, (2) "
                     "MPI_Gatherv(m) <= MPI_Allreduce(1) + MPI_Gather(m')) on the rows of a "
                     "'tuwviz bench' CSV, with average and minimum times. Companion operations "
@@ -55,8 +55,8 @@ def configure_parser(sub) -> argparse.ArgumentParser:
 
 
 def execute(args) -> int:
-    from .. import guidelines as gl
-    from ..bench import check_output
+    from ..analysis import guidelines as gl
+    from ..experiments.bench import check_output
 
     # every argument is checked before anything is measured or written
     mark = gl.check_stats(name_list(args.mark) or [], "--mark")
@@ -104,8 +104,8 @@ def execute(args) -> int:
 
 def _measure_companions(args, df, guidelines=None, algorithms=None):
     """Measure the companion operations the CSV lacks, append them; return all rows."""
-    from .. import guidelines as gl
-    from ..bench import check_output
+    from ..analysis import guidelines as gl
+    from ..experiments.bench import check_output
 
     missing = gl.missing_operations(df, guidelines, algorithms=algorithms)
     if not missing:
@@ -123,7 +123,7 @@ def _measure_companions(args, df, guidelines=None, algorithms=None):
 
 def _consistency(args, df) -> int:
     """The circulant paper's study: Guidelines (2)-(6) per family, Figures 6 and 7."""
-    from .. import guidelines as gl
+    from ..analysis import guidelines as gl
 
     keys = [k for k in gl.CONSISTENCY_GUIDELINES
             if (df["collective"] == gl.GUIDELINES[k].subject.collective).any()]

@@ -55,7 +55,7 @@ def execute(args) -> int:
         return 0
     # engines started from notebooks must find this environment's mpiexec
     env = {**os.environ, "PATH": os.pathsep.join([os.path.join(sys.prefix, "bin"), os.environ.get("PATH", "")])}
-    from .. import reaper
+    from ..run import reaper
 
     proc = subprocess.Popen(cmd, env=env)
     reaper.watch(proc.pid)  # if this process is killed outright, JupyterLab and its kernels go too

@@ -72,7 +72,7 @@ def execute(args) -> int:
         raise ValueError(f"no model for algorithm {args.algorithm!r} of {info.name}; "
                          f"models exist for: {', '.join(valid)}")
     if args.counts is not None:
-        from ..sweep import parse_int_list
+        from ..experiments.sweep import parse_int_list
 
         counts = parse_int_list(args.counts, name="--counts", lo=0,
                                 max_values=args.max_messages + 1)
@@ -147,7 +147,7 @@ def _model_cost(args, ranks: int):
     given = [f"--{k}" for k in ("alpha", "beta", "gamma") if getattr(args, k) is not None]
     if given:
         raise ValueError(f"give --calibrated or {given[0]}, not both")
-    from ..calibrate import load, load_all, local_layout
+    from ..experiments.calibrate import load, load_all, local_layout
 
     layout = local_layout(ranks)
     if args.calibrated:
@@ -174,7 +174,7 @@ def _model_groups(args, collective_name: str) -> tuple[int, int] | None:
             raise ValueError("--b-b (group B's block size) needs --groups P,Q")
         return None
     from ..problems import INTERGROUP_COLLECTIVES
-    from ..sweep import parse_groups
+    from ..experiments.sweep import parse_groups
 
     if args.np is not None or args.counts is not None or args.root is not None:
         raise ValueError("give --groups P,Q or --np/--counts/--root, not both")

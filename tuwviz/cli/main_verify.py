@@ -62,8 +62,8 @@ def configure_parser(sub) -> argparse.ArgumentParser:
 
 
 def execute(args) -> int:
-    from ..sweep import parse_roots
-    from ..verify import verify
+    from ..experiments.sweep import parse_roots
+    from ..experiments.verify import verify
 
     # verify() checks everything and builds every case before it starts any rank
     ps, bs = np_or_groups(args, "1-9"), b_list(args.b)

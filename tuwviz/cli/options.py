@@ -82,7 +82,7 @@ def param_grid(args) -> dict[str, list]:
 def int_texts(text: str) -> list[str]:
     """Comma-separated integers as text, checked exactly by the parameter (no ranges:
     a value like 9223372036854775808 must reach the bound check unchanged)."""
-    from ..sweep import MAX_LIST_VALUES
+    from ..experiments.sweep import MAX_LIST_VALUES
 
     items = [t.strip() for t in text.split(",") if t.strip()]
     if len(items) > MAX_LIST_VALUES:
@@ -129,7 +129,7 @@ def seconds_type(text: str) -> float:
 
 def stall_option(sp) -> None:
     """``--stall-limit``: the no-progress limit of the runs a subcommand starts."""
-    from ..launch import STALL_LIMIT
+    from ..run.launch import STALL_LIMIT
 
     sp.add_argument("--stall-limit", type=seconds_type, default=STALL_LIMIT, metavar="SECONDS",
                     help=f"stop a run that makes no progress for this long, naming the ranks "
@@ -140,8 +140,8 @@ def stall_option(sp) -> None:
 def np_list(text: str, name: str = "--np") -> list[int]:
     """``--np`` of verify, bench and grade: at most the machine's rank limit, checked while
     parsing (``1-10000000`` fails at once)."""
-    from ..sweep import parse_int_list
-    from ..verify import RANKS_HINT
+    from ..experiments.sweep import parse_int_list
+    from ..experiments.verify import RANKS_HINT
 
     return parse_int_list(text, name=name, lo=1, hi=config.max_ranks(), hint=RANKS_HINT)
 
@@ -155,12 +155,12 @@ def np_or_groups(args, default: str) -> list[int]:
 
 def b_list(text: str, name: str = "--b") -> list[int]:
     from ..problems import MAX_COUNT
-    from ..sweep import parse_int_list
+    from ..experiments.sweep import parse_int_list
 
     return parse_int_list(text, name=name, lo=0, hi=MAX_COUNT)
 
 
 def name_list(text):
-    from ..sweep import parse_names
+    from ..experiments.sweep import parse_names
 
     return parse_names(text)

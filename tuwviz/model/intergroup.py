@@ -3,7 +3,7 @@
 Paper: Kang, Träff, Al-Bahrani, Agrawal, Choudhary, Liao, "Scalable algorithms for MPI
 intergroup Allgather and Allgatherv", Parallel Computing 2019, Sections 3.1 and 4.  A
 two-group problem (:attr:`tuwviz.problems.Problem.q` > 0) has ``p + q`` ranks in the
-schedule: a_i is rank ``i``, b_j is rank ``p + j``, as :func:`tuwviz.trace.trace` names
+schedule: a_i is rank ``i``, b_j is rank ``p + j``, as :func:`tuwviz.run.trace.trace` names
 them.  The paper's A is the larger group (p >= q) whichever place it has, on a tie the
 first; the builders follow the C kernels step for step:
 

@@ -177,7 +177,7 @@ class Schedule:
 
     def matches_trace(self, events: list[list[dict]]) -> bool:
         """Whether a recorded trace (per rank, events with ``dir``, ``peer`` and ``bytes``,
-        as :func:`tuwviz.trace.trace` returns) has exactly these messages, rank by rank."""
+        as :func:`tuwviz.run.trace.trace` returns) has exactly these messages, rank by rank."""
         return len(events) == self.p and all(
             [(e["dir"], e["peer"], e["bytes"]) for e in events[r]] == self.messages(r)
             for r in range(self.p))

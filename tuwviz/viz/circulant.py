@@ -128,7 +128,7 @@ def _peers(schedule: "Schedule", trace: Sequence[dict] | None):
     trace events (dicts with rank, dir, peer, tag) of a recorded run."""
     if trace is not None:
         events = [e for per_rank in trace for e in per_rank] if trace and not isinstance(
-            trace[0], dict) else list(trace)  # per rank, as tuwviz.trace.trace gives, or flat
+            trace[0], dict) else list(trace)  # per rank, as tuwviz.run.trace.trace gives, or flat
         out: list[list[tuple[str, int, int]]] = [[] for _ in range(schedule.p)]
         for e in events:
             out[e["rank"]].append((e["dir"], e["peer"], e["tag"]))
@@ -162,7 +162,7 @@ def circulant_frames(schedule: "Schedule", trace: Sequence[dict] | None = None) 
         One of :data:`CIRCULANT_ALGORITHMS`.
     trace : list, optional
         Events of a recorded run of the same problem (dicts with ``rank``, ``dir``,
-        ``peer``, ``tag``; per rank, as :func:`tuwviz.trace.trace` returns one problem's,
+        ``peer``, ``tag``; per rank, as :func:`tuwviz.run.trace.trace` returns one problem's,
         or one flat list): the rounds are replayed from its messages instead of the
         schedule's.
 

@@ -113,7 +113,7 @@ def intergroup_frames(schedule: "Schedule", trace: Sequence[Sequence[dict]] | No
     schedule : Schedule
         One of :data:`INTERGROUP_ALGORITHMS` on a two-group problem.
     trace : list of list of dict, optional
-        A recorded run (:func:`tuwviz.trace.trace`); it must have exactly the schedule's
+        A recorded run (:func:`tuwviz.run.trace.trace`); it must have exactly the schedule's
         messages (trace = model), which are then drawn in the model's order.
 
     Returns
@@ -137,7 +137,7 @@ def intergroup_frames(schedule: "Schedule", trace: Sequence[Sequence[dict]] | No
                     if r >= len(trace) or [(e["dir"], e["peer"], e["bytes"]) for e in trace[r]]
                     != schedule.messages(r)), len(trace))
         raise ValueError(f"the trace differs from the {schedule.algorithm} model first at "
-                         f"rank {bad}; record it with tuwviz.trace.trace for the same problem")
+                         f"rank {bad}; record it with tuwviz.run.trace.trace for the same problem")
     a, _ = groups_ab(schedule.problem)
     in_a = set(a)
     result = simulate(schedule, 1.0, 0.0)
@@ -418,7 +418,7 @@ def improvement_figure(model_rows: Iterable[dict], measured: Iterable[dict] = ()
         :func:`tuwviz.model.intergroup_cost.improvement_curve` gives them; optionally
         ``eq_5``, drawn as a dashed line (the paper's limit).
     measured : iterable of dict, optional
-        The same keys from real runs (:func:`tuwviz.analysis.intergroup_improvement`),
+        The same keys from real runs (:func:`tuwviz.analysis.fits.intergroup_improvement`),
         drawn as diamonds.
     measured_label : str, optional
         Legend text for the measured points: say ranks and oversubscription.

@@ -1,7 +1,7 @@
 """Bokeh figures of benchmark results, shown and saved without any network access.
 
-The figures take the DataFrames of :func:`tuwviz.bench.bench` (columns
-:data:`tuwviz.bench.ROW_FIELDS`, or the same columns read back from a results CSV) and
+The figures take the DataFrames of :func:`tuwviz.experiments.bench.bench` (columns
+:data:`tuwviz.experiments.bench.ROW_FIELDS`, or the same columns read back from a results CSV) and
 draw one series per algorithm.  Every figure carries a caption saying where its numbers
 were measured (ranks, oversubscription, MPICH heavy-yield mode, backend), taken from the
 metadata columns of the rows themselves.
@@ -246,7 +246,7 @@ def bench_figure(df: "pd.DataFrame", x: str = "b", y: str = "median_us",
     Parameters
     ----------
     df : pandas.DataFrame
-        Rows of :func:`tuwviz.bench.bench` or a results CSV read with pandas.
+        Rows of :func:`tuwviz.experiments.bench.bench` or a results CSV read with pandas.
     x, y : str
         Columns for the axes.
     title : str, optional
@@ -277,7 +277,7 @@ def ratio_figure(df: "pd.DataFrame", x: str = "b", title: str | None = None) -> 
     """Median time of each algorithm relative to ``native`` (the MPI library), per `x`.
 
     Uses the rows' ``ratio_to_native`` (median / native's median on the same problem, as
-    :func:`tuwviz.bench.bench` computes it); a dashed line marks 1, below it an algorithm
+    :func:`tuwviz.experiments.bench.bench` computes it); a dashed line marks 1, below it an algorithm
     beats the library.  ``native`` itself is not drawn.
 
     Parameters
@@ -333,7 +333,7 @@ def ratio_box_figure(samples: "pd.DataFrame", root: int, where: str = "",
     Parameters
     ----------
     samples : pandas.DataFrame
-        :attr:`tuwviz.performance.Performance.samples`: ``algorithm, root, bytes,
+        :attr:`tuwviz.analysis.performance.Performance.samples`: ``algorithm, root, bytes,
         relative`` per repetition.
     root : int
         The root whose samples are drawn.
@@ -388,7 +388,7 @@ def ratio_box_figure(samples: "pd.DataFrame", root: int, where: str = "",
 def performance_layout(rows: "pd.DataFrame", samples: "pd.DataFrame") -> "Model":
     """Relative runtime box plots per root, then absolute medians against block size.
 
-    The page :meth:`tuwviz.performance.Performance.save` writes: what the course report
+    The page :meth:`tuwviz.analysis.performance.Performance.save` writes: what the course report
     shows for each root (relative runtime) and for all (absolute runtime).
     """
     from bokeh.layouts import column
@@ -467,7 +467,7 @@ def time_vs_count_figure(df: "pd.DataFrame", *, y: str | None = None,
     Parameters
     ----------
     df : pandas.DataFrame
-        Benchmark rows (:func:`tuwviz.bench.bench`) or model rows.
+        Benchmark rows (:func:`tuwviz.experiments.bench.bench`) or model rows.
     y : str, optional
         Time column; default ``median_us``, or ``time_us`` for model rows without it.
     title : str, optional
@@ -609,7 +609,7 @@ def _check(df: "pd.DataFrame", columns: list[str], who: str) -> None:
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ValueError(f"{who}: DataFrame lacks column(s) {', '.join(missing)}; pass rows of "
-                         f"tuwviz.bench.bench or a results CSV it wrote")
+                         f"tuwviz.experiments.bench.bench or a results CSV it wrote")
 
 
 def _numbers(col: "pd.Series") -> "pd.Series":
