@@ -87,7 +87,7 @@ def kernel_lib():
 
     lib = kernels.load()
     # a test that calls the library here needs MPI; a driver that loaded the kernels
-    # first left it uninitialized on purpose (tuwviz.kernels._import_mpi)
+    # first left it uninitialized on purpose (tuwviz.kernels.load._import_mpi)
     if not MPI.Is_initialized():
         MPI.Init()
     assert (MPI.SUCCESS, MPI.ERR_ARG) == (MPI_SUCCESS, MPI_ERR_ARG)

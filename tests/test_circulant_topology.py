@@ -14,7 +14,7 @@ import pytest
 
 from tuwviz import kernels
 from tuwviz.model import topology as py
-from tuwviz.model.topology.clib import CTopology
+from tuwviz.kernels.topology import CTopology
 
 
 @pytest.fixture(scope="module")

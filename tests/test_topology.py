@@ -1,7 +1,7 @@
 """Every C topology builder equals its Python mirror, and both obey their definitions.
 
 The C builders (``kernels_c/topology/``) are called through
-:class:`tuwviz.model.topology.clib.CTopology`, under the Python mirrors' signatures, so each
+:class:`tuwviz.kernels.topology.CTopology`, under the Python mirrors' signatures, so each
 check is one call made both ways.  The sweeps cover p = 1..129; every root for the cheap
 builders, a sample of roots (0, 1, p/2, p-1) for the binomial tree in the quick run and
 every root in the ``full`` run (``pytest -m full``).  Independent of the formulas, the
@@ -17,7 +17,7 @@ import pytest
 
 from tuwviz import kernels
 from tuwviz.model import topology as py
-from tuwviz.model.topology.clib import CTopology
+from tuwviz.kernels.topology import CTopology
 
 P_MAX = 129
 KINDS = (py.RING_RANK, py.RING_SMP, py.RING_SPREAD)

@@ -11,7 +11,8 @@ and into result rows (:func:`label`).
 Which parameters exist (type, range, default, help, C setter) and which algorithm takes
 which is data: the ``[parameter.*]`` entries and the rows' ``params`` in the algorithm
 table (:mod:`tuwviz.table`).  This module only applies that table: it checks values,
-expands sweep grids, labels rows, and calls the C setters.  ``tuwviz list`` prints them.
+expands sweep grids and labels rows; :mod:`tuwviz.kernels.setters` calls the C setters.
+``tuwviz list`` prints them.
 
 Examples
 --------
@@ -26,7 +27,6 @@ ValueError: gatherv/linear takes no parameters, got: block_bytes
 """
 from __future__ import annotations
 
-import ctypes
 from typing import Any, Iterable
 
 from .config import KERNELS_DIR
@@ -38,11 +38,9 @@ __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_BETA",
     "RING_ORDERS",
-    "apply",
     "check_params",
     "expand",
     "label",
-    "reset",
     "uses_cost_model",
     "verify_variants",
 ]
@@ -154,24 +152,6 @@ def label(params: dict | None) -> str:
             v = f"{v:.4g}"
         parts.append(f"{k}={v}")
     return " ".join(parts)
-
-
-def apply(lib: ctypes.CDLL, params: dict | None) -> None:
-    """Set the C kernels' tuning parameters to `params` (defaults for the rest).
-
-    Engine side: called on every rank just before a kernel runs; each value goes to its
-    parameter's C setter as named in the algorithm table.
-    """
-    lib.tuw_reset_params()
-    table = load_table()
-    for name, value in (params or {}).items():
-        if value is not None:
-            table.parameter(name).set(lib, value)
-
-
-def reset(lib: ctypes.CDLL) -> None:
-    """Restore the C kernels' default tuning parameters."""
-    lib.tuw_reset_params()
 
 
 #: Parameters whose defaults come from the cost model: given the calibrated values

@@ -39,6 +39,7 @@ import numpy as np
 from .. import kernels
 from . import reaper, typepairs, watch
 from .. import params as tuning
+from ..kernels import setters
 from ..collectives import collective
 from ..errors import KernelError, RankFailure, TimeLimitExceeded
 from ..problems import DATATYPES, FILL, MAX_COUNT, OPS, Problem
@@ -324,7 +325,7 @@ def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, d
     alg = kernels.find_algorithm(problem.collective, algorithm)
     buf = make_buffers(problem, comm.rank if index is None else index, data_seed, data)
     args = _args(problem, buf)
-    tuning.apply(lib, params)
+    setters.apply(lib, params)
     if trace:
         lib.tuw_trace_start()
     try:
@@ -333,7 +334,7 @@ def run_kernel(comm, problem: Problem, algorithm: str, *, trace: bool = False, d
         _check(rc, f"{problem.collective}/{algorithm}", comm.rank, lib)
     finally:
         lib.tuw_trace_stop()
-        tuning.reset(lib)
+        setters.reset(lib)
     return buf, (_events(lib) if trace else [])
 
 
@@ -566,7 +567,7 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict, kcomm=None) -> 
     # a measurement's limits, shared by its rounds when it takes turns with others
     share = case.get("part", [0, 1])[1]
     max_time = float(case.get("max_time") or 0.0) / share  # repetitions end there, no error
-    tuning.apply(lib, case.get("params"))
+    setters.apply(lib, case.get("params"))
     try:
         with watch.inside():
             rc = lib.tuw_time(alg.index, ctypes.byref(args), kernels.comm_handle(kcomm), warmup,
@@ -574,7 +575,7 @@ def _measure(comm, problem: Problem, algorithm: str, case: dict, kcomm=None) -> 
                               times.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
                               ctypes.byref(done))
     finally:
-        tuning.reset(lib)
+        setters.reset(lib)
     if rc == -1 and max_time:  # TUW_TIME_LIMIT as asked: keep the repetitions done
         rc = 0
     if rc == -1:  # TUW_TIME_LIMIT: every rank stopped after the same repetition
@@ -754,14 +755,14 @@ def run_case(world, case: dict):
         _agree(comm, error)
         if mode != "verify":
             raise ValueError(f"datatype pair {pair!r}: only verify cases take a pair")
-        tuning.apply(kernels.load(), params)
+        setters.apply(kernels.load(), params)
         try:
             return typepairs.run_pair(comm, problem.collective,
                                       kernels.find_algorithm(problem.collective, algorithm).function,
                                       pair, problem.root, list(problem.block_counts()),
                                       case.get("data_seed", 0), kcomm)
         finally:
-            tuning.reset(kernels.load())
+            setters.reset(kernels.load())
     if mode == "verify":
         return _verify(comm, problem, algorithm, case.get("data_seed", 0), params,
                        case.get("data", "small"), kcomm)

@@ -38,7 +38,7 @@ The mapping rule, C to Python:
   arguments outside a function's domain, where C's result is undefined.  A C result that
   means "none" (``-1``) stays ``-1``.
 
-:class:`tuwviz.model.topology.clib.CTopology` applies this rule to the compiled kernels, so
+:class:`tuwviz.kernels.topology.CTopology` applies this rule to the compiled kernels, so
 C and Python builders can be called alike.
 
 Examples

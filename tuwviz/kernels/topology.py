@@ -21,10 +21,10 @@ from __future__ import annotations
 import ctypes
 from typing import Sequence
 
-from .binomial import BinomialEdge, BinomialTree
-from .circulant import CircEdge, CircTree
-from .divide_conquer import DcEdge, DcTree
-from .ordered_hypercube import OhState
+from ..model.topology.binomial import BinomialEdge, BinomialTree
+from ..model.topology.circulant import CircEdge, CircTree
+from ..model.topology.divide_conquer import DcEdge, DcTree
+from ..model.topology.ordered_hypercube import OhState
 
 __all__ = ["CTopology"]
 
