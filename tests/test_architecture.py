@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import hang_guard
+from support import hang_guard
 from tuwviz.table import load_table
 
 REPO = Path(__file__).resolve().parent.parent
@@ -125,3 +125,18 @@ def test_a_helper_calling_an_algorithm_is_seen(tmp_path):
                                   "int f(void) { return TUW_Gather_binomial (0); }\n")
     assert helper_calls(common, {"TUW_Gather_binomial", "tuw_bcast_binomial"}) == {
         ("p2p.c", "TUW_Gather_binomial")}
+
+
+# --- tests: folders mirror the package; shared helpers in tests/support/ ---------------
+
+def test_the_tests_mirror_the_package_and_share_only_support():
+    tests = REPO / "tests"
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))}
+    packages = {p.name for p in (REPO / "tuwviz").iterdir() if (p / "__init__.py").is_file()}
+    assert folders - {"support"} <= packages | {"notebooks"}, folders - packages
+    # a test imports helpers from support, never from conftest or another test module
+    borrowed = [f"{f.relative_to(tests)}: {m.group(0).strip()}"
+                for f in sorted(tests.rglob("*.py")) if "support" not in f.parts
+                for m in re.finditer(r"^\s*(from|import) (conftest|test_\w+)\b.*$",
+                                     f.read_text(), re.M)]
+    assert borrowed == []

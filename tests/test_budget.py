@@ -1,4 +1,4 @@
-"""The test suite's count budget (tests/budget.py, tests/budget.txt) holds.
+"""The test suite's count budget (tests/support/budget.py, tests/budget.txt) holds.
 
 A real pytest session with the budget plugin runs two test modules that make real MPI
 launches; over the budget it fails and names the module that added the most, within it
@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from budget import BUDGET_FILE, COUNTS, over_budget, read_budget
+from support.budget import BUDGET_FILE, COUNTS, over_budget, read_budget
 
-from conftest import REPO, hang_guard
+from support import REPO, hang_guard
 
 LAUNCHING = '''
 import os, subprocess
@@ -57,7 +57,7 @@ def test_over_budget_names_the_count_and_the_module_adding_most(tmp_path):
 
 
 def _session(tmp_path, limit: int) -> subprocess.CompletedProcess:
-    (tmp_path / "conftest.py").write_text("pytest_plugins = ['budget']\n")
+    (tmp_path / "conftest.py").write_text("pytest_plugins = ['support.budget']\n")
     (tmp_path / "launching.py").write_text(LAUNCHING)
     (tmp_path / "test_many.py").write_text(
         "from launching import launch\n\ndef test_two():\n    launch()\n    launch()\n")

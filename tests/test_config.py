@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import hang_guard
+from support import hang_guard
 from tuwviz import config, problems
 from tuwviz.run import launch
 from tuwviz.model import check_messages

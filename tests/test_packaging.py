@@ -18,7 +18,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from conftest import hang_guard
+from support import hang_guard
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -197,7 +197,7 @@ def order_free(datatype: str, op: str) -> bool:
 
     Kernels whose ranks combine the inputs in rank-dependent orders use it to give every
     rank the same result (``allreduce/circulant``).  The Python twin of ``tuw_order_free``
-    in ``kernels_c/common/reduction.c`` (tests/test_reductions.py compares them).
+    in ``kernels_c/common/reduction.c`` (tests/kernels/test_reductions.py compares them).
 
     >>> order_free("byte", "bor"), order_free("double", "max"), order_free("double", "sum")
     (True, True, False)

@@ -4,7 +4,7 @@
 mapping rule of :mod:`tuwviz.model.topology` in the other direction: every method has the
 name and signature of the Python mirror and calls the C function behind it (out-arguments
 returned, in-and-out arrays updated in place, status codes raised).  So one call can be
-made both ways and the results compared, as ``tests/test_topology.py`` does.
+made both ways and the results compared, as ``tests/model/test_topology.py`` does.
 
 Examples
 --------

@@ -159,7 +159,7 @@ class LocalCluster:
 
     Examples
     --------
-    Starting engines takes seconds, so this example is tested in ``tests/test_cluster.py``
+    Starting engines takes seconds, so this example is tested in ``tests/run/test_cluster.py``
     rather than as a doctest::
 
         with LocalCluster(n=2) as cluster:

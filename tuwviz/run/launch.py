@@ -89,7 +89,7 @@ _MPI_ABORT = re.compile(r"called MPI_Abort\(.*?, (-?\d+)\) - process (\d+)")
 def record_launch(kind: str, nranks: int) -> None:
     """Append ``kind nranks`` to the file named by ``TUWVIZ_LAUNCH_LOG``, if it is set
     (``nranks``: the ranks started, or for kind ``verify`` the cases run); the test suite
-    counts its launches with it (tests/budget.py).
+    counts its launches with it (tests/support/budget.py).
 
     One short ``O_APPEND`` write per launch, so concurrent processes do not mix lines.
     """

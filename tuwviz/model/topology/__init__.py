@@ -1,7 +1,7 @@
 """Topology builders: who sends what to whom, from integers only - Python mirrors of C.
 
 Every builder in ``kernels_c/topology/`` (declared in ``kernels_c/include/topology.h``) has
-a twin here with the same signature, and ``tests/test_topology.py`` sweeps the two against
+a twin here with the same signature, and ``tests/model/test_topology.py`` sweeps the two against
 each other (p = 1..129, every root).  A builder takes (p, rank, root, sizes, parameters)
 and has no communicator; the kernels and the model schedules only execute what it says.
 
