@@ -8,6 +8,7 @@ planted circle and a stale exception each break a copy of the package.
 """
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -140,3 +141,40 @@ def test_the_tests_mirror_the_package_and_share_only_support():
                 for m in re.finditer(r"^\s*(from|import) (conftest|test_\w+)\b.*$",
                                      f.read_text(), re.M)]
     assert borrowed == []
+
+
+#: tuwviz's own modules imported inside function bodies: invisible at the top of a file, so
+#: the reader cannot see a module's dependencies.  Some stay for a reason (``import tuwviz``
+#: must not pull in pandas, Bokeh or MPI); the rest move to the top.  Only ever lowered.
+INNER_IMPORTS_CEILING = 180
+
+
+def inner_own_imports(package: Path) -> list[str]:
+    """``file:line`` of each import of a tuwviz module inside a function body."""
+    found = set()
+    for path in sorted(package.rglob("*.py")):
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                own = (isinstance(node, ast.ImportFrom)
+                       and (node.level > 0 or (node.module or "").startswith("tuwviz"))) or \
+                      (isinstance(node, ast.Import)
+                       and any(a.name.startswith("tuwviz") for a in node.names))
+                if own:
+                    found.add(f"{path.relative_to(package.parent)}:{node.lineno}")
+    return sorted(found)
+
+
+def test_imports_inside_functions_do_not_grow(tmp_path):
+    inner = inner_own_imports(REPO / "tuwviz")
+    assert len(inner) <= INNER_IMPORTS_CEILING, (
+        f"{len(inner)} imports of tuwviz modules inside functions, above the ceiling of "
+        f"{INNER_IMPORTS_CEILING}: import at the top of the module (the layers keep that "
+        f"free of circles)")
+    # the count sees one planted import
+    pkg = tmp_path / "tuwviz"
+    pkg.mkdir()
+    (pkg / "m.py").write_text("import os\n\ndef f():\n    from . import problems\n"
+                              "    import json\n    return os, json, problems\n")
+    assert inner_own_imports(pkg) == ["tuwviz/m.py:4"]
