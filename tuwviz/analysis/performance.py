@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..collectives import collective
 from ..report import size_label
+from ..run.metadata import measured_where
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -62,8 +63,6 @@ class Performance:
     @property
     def where(self) -> str:
         """Where it was measured: ranks, oversubscription, heavy yield, backend."""
-        from ..viz.plots import measured_where
-
         return measured_where(self.rows)
 
     def save(self, directory: str | os.PathLike, stem: str = "performance") -> list[Path]:

@@ -1,4 +1,4 @@
-"""Where and how a run happened: the columns every measured row carries.
+"""Where and how a run happened: the columns every measured row carries, and its caption.
 
 A run's ranks each report their host, cores, MPI library and settings
 (:func:`tuwviz.run.runner.rank_info`); :func:`run_metadata` sums them up into one row of
@@ -10,11 +10,18 @@ from __future__ import annotations
 import datetime as _dt
 import subprocess
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from .. import config
 from .._version import __version__
 
-__all__ = ["git_commit", "run_metadata"]
+if TYPE_CHECKING:  # pragma: no cover - annotations only
+    import pandas as pd
+
+__all__ = ["META_COLUMNS", "git_commit", "measured_where", "run_metadata"]
+
+#: The metadata columns a caption of measured rows reads (:func:`measured_where`).
+META_COLUMNS = ["ranks", "oversubscribed", "heavy_yield", "backend"]
 
 
 def git_commit() -> str:
@@ -53,3 +60,54 @@ def run_metadata(rank_infos: list[dict], backend: str) -> dict:
         "git_commit": git_commit(),
         "tuwviz": __version__,
     }
+
+
+def measured_where(df: "pd.DataFrame") -> str:
+    """Caption saying where the rows of `df` were measured, from their metadata columns.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Benchmark rows with the columns :data:`META_COLUMNS`.
+
+    Returns
+    -------
+    str
+        E.g. ``"measured on 4 ranks, oversubscribed, MPICH heavy yield on, backend
+        ipyparallel"``; several values of a column are listed separated by ``/``.
+
+    Raises
+    ------
+    ValueError
+        If `df` is empty or lacks a metadata column.
+    """
+    import pandas as pd
+
+    if df is None or len(df) == 0:
+        raise ValueError("measured_where: no rows to plot (the DataFrame is empty)")
+    missing = [c for c in META_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"measured_where: DataFrame lacks column(s) {', '.join(missing)}; pass "
+                         f"rows of tuwviz.experiments.bench.bench or a results CSV it wrote")
+    ranks = "/".join(str(int(r)) for r in
+                     sorted(set(pd.to_numeric(df["ranks"], errors="coerce").dropna())))
+    over = sorted({_truth(v) for v in df["oversubscribed"]}, key=str)
+    over_text = "/".join({True: "oversubscribed", False: "not oversubscribed",
+                          None: "oversubscription unknown"}[v] for v in over)
+    yield_text = "/".join(sorted({_heavy_yield(v) for v in df["heavy_yield"]}))
+    backends = "/".join(sorted({str(v) for v in df["backend"]}))
+    return (f"measured on {ranks or '?'} ranks, {over_text}, MPICH heavy yield {yield_text}, "
+            f"backend {backends}")
+
+
+def _truth(v) -> bool | None:
+    text = str(v).strip().lower()
+    if text in ("true", "1", "1.0", "yes"):
+        return True
+    if text in ("false", "0", "0.0", "no"):
+        return False
+    return None
+
+
+def _heavy_yield(v) -> str:
+    return {True: "on", False: "off", None: "default"}[_truth(v)]

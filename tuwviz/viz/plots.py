@@ -33,6 +33,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+# the caption of measured rows: where they were measured (kept importable from here)
+from ..run.metadata import META_COLUMNS, measured_where
+
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
     import pandas as pd
     from bokeh.model import Model
@@ -61,9 +64,6 @@ __all__ = [
 #: Columns shown when hovering over a measurement.
 HOVER_COLUMNS = ["algorithm", "p", "b", "m", "min_us", "median_us", "mean_us", "max_us",
                  "ratio_to_native"]
-
-#: Run metadata every figure's caption is made from.
-META_COLUMNS = ["ranks", "oversubscribed", "heavy_yield", "backend"]
 
 #: Columns that, when they take several values in one DataFrame, split series further
 #: (e.g. one line per algorithm *and* distribution, or model next to measured rows).
@@ -202,36 +202,6 @@ def save_html(obj: "Model", path: str | os.PathLike, title: str = "tuwviz") -> P
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(file_html(obj, resources=INLINE, title=title), encoding="utf-8")
     return path
-
-
-def measured_where(df: "pd.DataFrame") -> str:
-    """Caption saying where the rows of `df` were measured, from their metadata columns.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Benchmark rows with the columns :data:`META_COLUMNS`.
-
-    Returns
-    -------
-    str
-        E.g. ``"measured on 4 ranks, oversubscribed, MPICH heavy yield on, backend
-        ipyparallel"``; several values of a column are listed separated by ``/``.
-
-    Raises
-    ------
-    ValueError
-        If `df` is empty or lacks a metadata column.
-    """
-    _check(df, META_COLUMNS, "measured_where")
-    ranks = "/".join(str(int(r)) for r in sorted(set(_numbers(df["ranks"]).dropna())))
-    over = sorted({_truth(v) for v in df["oversubscribed"]}, key=str)
-    over_text = "/".join({True: "oversubscribed", False: "not oversubscribed",
-                          None: "oversubscription unknown"}[v] for v in over)
-    yield_text = "/".join(sorted({_heavy_yield(v) for v in df["heavy_yield"]}))
-    backends = "/".join(sorted({str(v) for v in df["backend"]}))
-    return (f"measured on {ranks or '?'} ranks, {over_text}, MPICH heavy yield {yield_text}, "
-            f"backend {backends}")
 
 
 def bench_figure(df: "pd.DataFrame", x: str = "b", y: str = "median_us",
@@ -626,19 +596,6 @@ def _prepared(df: "pd.DataFrame", columns: list[str], who: str) -> "pd.DataFrame
         if c in df.columns:
             df[c] = _numbers(df[c])
     return df
-
-
-def _truth(v) -> bool | None:
-    text = str(v).strip().lower()
-    if text in ("true", "1", "1.0", "yes"):
-        return True
-    if text in ("false", "0", "0.0", "no"):
-        return False
-    return None
-
-
-def _heavy_yield(v) -> str:
-    return {True: "on", False: "off", None: "default"}[_truth(v)]
 
 
 def _axis_label(column: str) -> str:

@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from ...run.metadata import measured_where
 from .data import Guideline, algorithm_title, problem_title
 from .evaluate import evaluate
 from .load import load_results
@@ -72,8 +73,6 @@ def guideline_figure(
     from bokeh.models import ColumnDataSource, HoverTool, Legend, Title
     from bokeh.palettes import Category10_10
     from bokeh.plotting import figure
-
-    from ...viz.plots import measured_where
 
     df = load_results(results)
     (g,) = _select([guideline], df)

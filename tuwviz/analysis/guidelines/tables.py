@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
 from ...collectives import collective as collective_info
+from ...run.metadata import measured_where
 from .data import GUIDELINES, PAPERS, STATS, Operation, algorithm_title, problem_title
 from .evaluate import evaluate
 from .load import load_results
@@ -352,8 +353,6 @@ def _count(n: int, word: str) -> str:
 
 
 def _caption(layout: TableLayout, used: "pd.DataFrame", stats, ps) -> str:
-    from ...viz.plots import measured_where
-
     ps_text = ", ".join(f"p = {p}" + (f" (root {r})" if r is not None else "") for p, r in ps)
     libs = "; ".join(sorted(set(used["mpi_library"])))
     reps = "/".join(str(v) for v in sorted(set(used["reps"])))
