@@ -144,16 +144,22 @@ def test_the_tests_mirror_the_package_and_share_only_support():
 
 
 #: tuwviz's own modules imported inside function bodies: invisible at the top of a file, so
-#: the reader cannot see a module's dependencies.  Some stay for a reason (``import tuwviz``
-#: must not pull in pandas, Bokeh or MPI); the rest move to the top.  Only ever lowered.
-INNER_IMPORTS_CEILING = 177
+#: the reader cannot see a module's dependencies.  Some stay for a reason, which a comment
+#: ``# imports inside functions: WHY`` at the top of the module gives (the command line's
+#: modules: ``tuwviz --help`` must not pull in pandas, Bokeh or MPI); those are not counted.
+#: The rest move to the top, so the ceiling is only ever lowered.
+INNER_IMPORTS_CEILING = 124
 
 
 def inner_own_imports(package: Path) -> list[str]:
-    """``file:line`` of each import of a tuwviz module inside a function body."""
+    """``file:line`` of each import of a tuwviz module inside a function body, in modules
+    that do not say why (``# imports inside functions: ...``)."""
     found = set()
     for path in sorted(package.rglob("*.py")):
-        for fn in ast.walk(ast.parse(path.read_text())):
+        text = path.read_text()
+        if re.search(r"^# imports inside functions: \S", text, re.M):
+            continue
+        for fn in ast.walk(ast.parse(text)):
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for node in ast.walk(fn):
@@ -178,3 +184,6 @@ def test_imports_inside_functions_do_not_grow(tmp_path):
     (pkg / "m.py").write_text("import os\n\ndef f():\n    from . import problems\n"
                               "    import json\n    return os, json, problems\n")
     assert inner_own_imports(pkg) == ["tuwviz/m.py:4"]
+    # and not once the module says why
+    (pkg / "m.py").write_text("# imports inside functions: a reason\n" + (pkg / "m.py").read_text())
+    assert inner_own_imports(pkg) == []

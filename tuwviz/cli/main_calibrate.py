@@ -1,6 +1,8 @@
 """``tuwviz calibrate``: this machine's alpha, beta, gamma, measured on MPI ranks and cached."""
 from __future__ import annotations
 
+# imports inside functions: a command imports what it runs when it runs, so `tuwviz --help`
+# and the other commands start without pandas, Bokeh, ipyparallel or MPI.
 import argparse
 import json
 import shutil

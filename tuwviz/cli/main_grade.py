@@ -1,6 +1,8 @@
 """``tuwviz grade``: a workspace's kernels built and checked against the MPI library."""
 from __future__ import annotations
 
+# imports inside functions: a command imports what it runs when it runs, so `tuwviz --help`
+# and the other commands start without pandas, Bokeh, ipyparallel or MPI.
 import argparse
 import json
 import sys

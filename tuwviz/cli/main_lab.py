@@ -1,6 +1,8 @@
 """``tuwviz lab``: JupyterLab on 127.0.0.1 with a token, the repository as its root."""
 from __future__ import annotations
 
+# imports inside functions: a command imports what it runs when it runs, so `tuwviz --help`
+# and the other commands start without pandas, Bokeh, ipyparallel or MPI.
 import argparse
 import json
 import os

@@ -1,6 +1,8 @@
 """``tuwviz model``: a model schedule and its alpha-beta-gamma prediction (not a measurement)."""
 from __future__ import annotations
 
+# imports inside functions: a command imports what it runs when it runs, so `tuwviz --help`
+# and the other commands start without pandas, Bokeh, ipyparallel or MPI.
 import argparse
 import json
 import shutil

@@ -7,6 +7,8 @@ that two commands take reads and fails the same way in both.  Argument types rai
 """
 from __future__ import annotations
 
+# imports inside functions: a command imports what it runs when it runs, so `tuwviz --help`
+# and the other commands start without pandas, Bokeh, ipyparallel or MPI.
 import argparse
 
 from .. import config
