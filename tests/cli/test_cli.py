@@ -1,5 +1,7 @@
 """The tuwviz command line: help, tables, JSON, one-line errors."""
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import tuwviz.cli
@@ -203,3 +205,14 @@ def test_each_command_is_one_module_and_all_are_registered():
     # the order of `tuwviz --help`
     subparsers = next(a for a in build_parser()._actions if a.dest == "command").choices
     assert list(subparsers) == list(COMMANDS)
+
+
+def test_the_parser_loads_none_of_the_heavy_libraries():
+    # why the command modules import inside execute(): `tuwviz --help` stays quick
+    code = ("import sys, tuwviz.cli\ntuwviz.cli.build_parser()\n"
+            "print(sorted(m for m in ('pandas', 'bokeh', 'ipyparallel', 'mpi4py') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=hang_guard(120))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
