@@ -89,7 +89,8 @@ ENGINE = textwrap.dedent(r'''
     import ctypes, json, sys
     import numpy as np
     from mpi4py import MPI
-    from tuwviz import kernels, runner
+    from tuwviz import kernels
+    from tuwviz.run import runner
     from tuwviz.problems import Problem
     RING = {"rank": 0, "smp": 1, "spread": 2}
     lib = kernels.load()

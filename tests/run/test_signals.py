@@ -226,7 +226,7 @@ def test_ranks_of_a_killed_driver_exit_by_themselves(tmp_path):
         from tuwviz.run.watch import RankWatch
         from tuwviz.run.launch import local_mpi_command, loopback_env, record_launch
         w = RankWatch()
-        rank = ("import time; from tuwviz import watch; from mpi4py import MPI; "
+        rank = ("import time; from tuwviz.run import watch; from mpi4py import MPI; "
                 "watch.connect(MPI.COMM_WORLD.rank); time.sleep(600)")
         record_launch("mpiexec", 2)  # counted by tests/support/budget.py
         p = subprocess.Popen([*local_mpi_command(), "-n", "2", sys.executable, "-c", rank],

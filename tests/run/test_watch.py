@@ -16,7 +16,7 @@ from support import REPO, hang_guard
 
 DRIVER = textwrap.dedent("""
     import sys, time
-    from tuwviz import watch
+    from tuwviz.run import watch
     watch.FROZEN = 1.0
     limit = float(sys.argv[1])
     w = watch.RankWatch()
@@ -30,7 +30,7 @@ DRIVER = textwrap.dedent("""
             print("silent", w.silent(limit), flush=True)
         time.sleep(0.1)
 """)
-RANK = "import sys, time; from tuwviz import watch; watch.connect(7, sys.argv[1]); time.sleep(600)"
+RANK = "import sys, time; from tuwviz.run import watch; watch.connect(7, sys.argv[1]); time.sleep(600)"
 
 
 def _start(code, *args):
@@ -86,7 +86,7 @@ def test_a_rank_killed_by_a_fatal_signal_names_it_before_it_dies():
     try:
         ranks = {}
         for rank, sig in ((3, signal.SIGSEGV), (4, signal.SIGABRT)):
-            ranks[rank] = _start("import os, signal, sys, time; from tuwviz import watch; "
+            ranks[rank] = _start("import os, signal, sys, time; from tuwviz.run import watch; "
                                  "watch.connect(int(sys.argv[2]), sys.argv[1]); time.sleep(0.3); "
                                  "os.kill(os.getpid(), int(sys.argv[3]))", w.address, rank, int(sig))
         for rank, proc in ranks.items():
@@ -101,7 +101,7 @@ def test_a_rank_killed_by_a_fatal_signal_names_it_before_it_dies():
     finally:
         w.close()
     # a rank that said goodbye has its fault handler off again: its socket is closed
-    r = subprocess.run([sys.executable, "-c", "import faulthandler, sys; from tuwviz import watch; "
+    r = subprocess.run([sys.executable, "-c", "import faulthandler, sys; from tuwviz.run import watch; "
                         "w = watch.RankWatch(); watch.connect(0, w.address); "
                         "a = faulthandler.is_enabled(); watch.goodbye(); w.close(); "
                         "print(a, faulthandler.is_enabled())"],

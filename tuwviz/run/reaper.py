@@ -19,7 +19,7 @@ leaves the reaper nothing to do.
 Examples
 --------
 >>> import subprocess, sys
->>> from tuwviz import reaper
+>>> from tuwviz.run import reaper
 >>> child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
 >>> reaper.watch(child.pid)   # killed within seconds if this interpreter dies
 >>> child.kill(); _ = child.wait(); reaper.forget(child.pid)
