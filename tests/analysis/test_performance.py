@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from tuwviz.analysis.performance import latex_rows, performance
+from tuwviz.viz import plots
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +53,7 @@ def test_latex_rows_are_the_medians(perf):
 
 
 def test_the_saved_page_draws_a_box_per_size_offline(perf, tmp_path, browser):
-    paths = perf.save(tmp_path, "p")
+    paths = plots.save_performance(perf, tmp_path, "p")
     assert [p.name for p in paths] == ["p.csv", "p_samples.csv", "p.tex", "p.html"]
     assert len(pd.read_csv(paths[0])) == 8 and len(pd.read_csv(paths[1])) == 16
     page = browser.new_page()

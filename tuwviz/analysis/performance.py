@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from ..collectives import collective
@@ -64,21 +63,6 @@ class Performance:
     def where(self) -> str:
         """Where it was measured: ranks, oversubscription, heavy yield, backend."""
         return measured_where(self.rows)
-
-    def save(self, directory: str | os.PathLike, stem: str = "performance") -> list[Path]:
-        """Write ``STEM.csv`` (rows), ``STEM_samples.csv``, ``STEM.tex`` and ``STEM.html``
-        (box plots and absolute times, BokehJS inline) to `directory`; return the paths."""
-        from ..viz import plots
-
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = [out / f"{stem}{ext}" for ext in (".csv", "_samples.csv", ".tex", ".html")]
-        self.rows.drop(columns=["samples_us"], errors="ignore").to_csv(paths[0], index=False)
-        self.samples.to_csv(paths[1], index=False)
-        paths[2].write_text(latex_rows(self), encoding="utf-8")
-        plots.save_html(plots.performance_layout(self.rows, self.samples), paths[3],
-                        title="tuwviz performance")
-        return paths
 
 
 def performance(collective_name: str, algorithm: str, p: int = PERF_P,

@@ -211,5 +211,5 @@ def speed(report: "GradeReport", collective: str, **kwargs) -> "Model":
         return stop
     row = _row(report, collective)
     perf = performance(collective, row.name, **kwargs)
-    perf.save(report.result_dir, stem(collective, row.name))
+    plots.save_performance(perf, report.result_dir, stem(collective, row.name))
     return plots.performance_layout(perf.rows, perf.samples)

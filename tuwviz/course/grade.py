@@ -62,6 +62,7 @@ from ..problems import make_problem
 from ..report import ranges, size_label
 from ..table import WORKSPACE_VAR, TableError, table_path, workspace_rows
 from ..run.typepairs import NULL_PAIRS, pairs_for
+from ..viz.plots import save_performance
 
 __all__ = ["GRADE_BS", "GRADE_PS", "MEMORY_BS", "MEMORY_PS", "GradeReport", "grade",
            "grade_cases", "grade_folder", "submissions"]
@@ -450,7 +451,7 @@ def _performance(report: GradeReport, row, correct: bool, p: int, sizes: list[in
         report.add("performance", check, False, f"measuring failed: {exc}", row.collective,
                    row.name)
         return
-    html = perf.save(report.result_dir, stem)[-1]
+    html = save_performance(perf, report.result_dir, stem)[-1]
     own = perf.rows[perf.rows.algorithm != "native"]
     lines = [f"root {r}: " + ", ".join(f"{size_label(int(x.b))} {x.ratio_to_native:.2f}"
                                       for x in own[own.root == r].itertuples())

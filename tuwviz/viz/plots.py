@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
     from bokeh.models import ColumnDataSource
     from bokeh.plotting import figure as Figure
 
+    from ..analysis.performance import Performance
+
 __all__ = [
     "HOVER_COLUMNS",
     "META_COLUMNS",
@@ -51,6 +53,7 @@ __all__ = [
     "notebook_html",
     "param_value",
     "performance_layout",
+    "save_performance",
     "ratio_box_figure",
     "ratio_figure",
     "save_html",
@@ -355,10 +358,28 @@ def ratio_box_figure(samples: "pd.DataFrame", root: int, where: str = "",
     return fig
 
 
+def save_performance(perf: "Performance", directory: str | os.PathLike,
+                     stem: str = "performance") -> list[Path]:
+    """Write a :class:`~tuwviz.analysis.performance.Performance`: ``STEM.csv`` (rows),
+    ``STEM_samples.csv``, ``STEM.tex`` (the report's table rows) and ``STEM.html``
+    (:func:`performance_layout`, BokehJS inline, opens offline) to `directory`; return the
+    four paths."""
+    from ..analysis.performance import latex_rows
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{stem}{ext}" for ext in (".csv", "_samples.csv", ".tex", ".html")]
+    perf.rows.drop(columns=["samples_us"], errors="ignore").to_csv(paths[0], index=False)
+    perf.samples.to_csv(paths[1], index=False)
+    paths[2].write_text(latex_rows(perf), encoding="utf-8")
+    save_html(performance_layout(perf.rows, perf.samples), paths[3], title="tuwviz performance")
+    return paths
+
+
 def performance_layout(rows: "pd.DataFrame", samples: "pd.DataFrame") -> "Model":
     """Relative runtime box plots per root, then absolute medians against block size.
 
-    The page :meth:`tuwviz.analysis.performance.Performance.save` writes: what the course report
+    The page :func:`save_performance` writes: what the course report
     shows for each root (relative runtime) and for all (absolute runtime).
     """
     from bokeh.layouts import column
