@@ -34,6 +34,8 @@ from ..problems import (DATATYPES, INTERGROUP_COLLECTIVES, MAX_COUNT, Problem, c
 from ..run.runner import STATISTICS, summarize
 from ..run.metadata import run_metadata
 from .sweep import MAX_CASES, distributions, int_values, parse_groups, parse_names
+from .calibrate import load as load_calibration
+from ..frames import FullFrame
 
 __all__ = ["DEFAULT_ROUNDS", "GROUP_FIELDS", "ROW_FIELDS", "ResultWriter", "row_fields", "bench",
            "bench_cases", "calibrated_params", "check_output", "run_cases"]
@@ -173,11 +175,10 @@ def calibrated_params(collective_name: str, algorithm: str, params: dict, ranks:
     row = kernels.find_algorithm(collective_name, algorithm)
     if not uses_cost_model((q.name for q in row.params), params):
         return params
-    from .calibrate import load
 
     cache = {} if cache is None else cache
     if ranks not in cache:
-        cache[ranks] = load(ranks)
+        cache[ranks] = load_calibration(ranks)
     cal = cache[ranks]
     return params if cal is None else {**params, "alpha": cal.alpha, "beta": cal.beta}
 
@@ -517,8 +518,6 @@ def run_cases(cases: list[dict], *, out: str | os.PathLike | None = None,
     """Measure `cases` (from :func:`bench_cases`, of one or more collectives), one run per
     p, each row appended to `out` as it comes; return the rows as :func:`bench` does."""
     from tqdm.auto import tqdm
-
-    from ..frames import FullFrame
 
     if not cases:
         raise ValueError("empty selection: nothing to measure")

@@ -52,6 +52,10 @@ from pathlib import Path
 from typing import Iterable
 
 from .. import config
+from ..kernels import mpi_library_version
+from ..problems import default_op
+from ..run.launch import check_ranks, run_mpiexec
+from ..run.metadata import run_metadata
 
 __all__ = ["Calibration", "SIZES", "cache_dir", "calibrate", "calibration_cases",
            "fit_alpha_beta", "layout_key", "load", "load_all", "local_layout"]
@@ -87,7 +91,6 @@ def layout_key(host: str, cores: int, mpi_library: str, ranks: int) -> str:
 def local_layout(ranks: int) -> dict:
     """This machine's layout for `ranks` ranks started here by mpiexec (the driver's view:
     no MPI is initialized)."""
-    from ..kernels import mpi_library_version
 
     return {"host": socket.gethostname(), "cores": os.cpu_count() or 1,
             "mpi_library": mpi_library_version(), "ranks": int(ranks)}
@@ -212,7 +215,6 @@ def _reps(nbytes: int, reps: int) -> int:
 
 def calibration_cases(ranks: int, reps: int = 200) -> list[dict]:
     """The runner cases of one calibration on `ranks` ranks (mode ``calibrate``)."""
-    from ..problems import default_op
 
     base = {"mode": "calibrate", "problem": {"p": int(ranks)}}
     cases = [{**base, "what": what, "bytes": s, "reps": _reps(s, reps), "warmup": 3}
@@ -278,9 +280,6 @@ def calibrate(ranks: int = 2, *, reps: int = 200, force: bool = False, backend=N
     """
     import numpy as np
     from tqdm.auto import tqdm
-
-    from ..run.launch import check_ranks, run_mpiexec
-    from ..run.metadata import run_metadata
 
     check_ranks(int(ranks))
     if int(ranks) < 2:

@@ -15,6 +15,7 @@ from typing import Iterable
 from .. import config
 from ..collectives import collective
 from ..problems import check_int, normalize_distribution
+from ..problems import DISTRIBUTIONS, default_distributions
 
 __all__ = ["MAX_CASES", "MAX_LIST_VALUES", "check_int", "int_values", "parse_groups",
            "parse_int_list", "parse_names", "parse_roots", "roots_for"]
@@ -182,7 +183,6 @@ def distributions(names: Iterable[str] | None, collective_name: str | None = Non
     ``None`` means the distributions of the paper that studies `collective_name`
     (:func:`tuwviz.problems.default_distributions`), or all of them without a collective.
     """
-    from ..problems import DISTRIBUTIONS, default_distributions
 
     if names is None:
         return list(default_distributions(collective_name) if collective_name else DISTRIBUTIONS)

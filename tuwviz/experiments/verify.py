@@ -51,6 +51,7 @@ from ..report import ranges
 from .sweep import (MAX_CASES, distributions, int_values, parse_groups, parse_names,
                     parse_roots, roots_for)
 from ..run.typepairs import NULL_PAIRS, PAIRS, check_pairs, pairs_for
+from ..report import text_table
 
 #: What the message of a too-large p says to raise the limit.
 RANKS_HINT = " ranks (the limit of this machine; set TUWVIZ_MAX_RANKS to raise it)"
@@ -333,7 +334,6 @@ class VerifyReport:
 
     def table(self) -> str:
         """The summary as a text table, then one line per failing algorithm."""
-        from ..report import text_table
 
         lines = [text_table(self.summary())] if self.results else []
         groups = self.failure_groups()

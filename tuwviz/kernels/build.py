@@ -29,6 +29,7 @@ from pathlib import Path
 from .. import config
 from ..errors import KernelBuildError, MPINotFoundError
 from ..table import load_table, workspace_dir
+from ..procfs import mapped_files
 
 __all__ = [
     "KEEP_LIBRARIES",
@@ -218,7 +219,6 @@ KEEP_LIBRARIES = 3
 
 def loaded_libraries(folder: Path) -> set[Path]:
     """The ``.so`` files in `folder` that some live process has mapped (loaded)."""
-    from ..procfs import mapped_files
 
     prefix = str(Path(folder).resolve()) + os.sep
     return {Path(path) for pid in os.listdir("/proc") if pid.isdigit()

@@ -23,6 +23,9 @@ from ..collectives import COLLECTIVES
 from ..errors import KernelBuildError, MPINotFoundError
 from ..table import Row, load_table, pinned_table, table_path
 from .build import build
+from ..model.ordered_hypercube import EXCHANGE_BYTES, INFO_BYTES
+from ..problems import DATATYPES, OPS
+from ..table import FLAGS
 
 __all__ = [
     "Algorithm",
@@ -321,9 +324,6 @@ def mirrored_constants(kernels_dir: Path | None = None) -> dict[str, float]:
     >>> c["TUW_DT_INT"], c["TUW_RING_SMP"], c["sizeof tuw_oh_state"]
     (1, 1, 24)
     """
-    from ..model.ordered_hypercube import EXCHANGE_BYTES, INFO_BYTES
-    from ..problems import DATATYPES, OPS
-    from ..table import FLAGS
 
     table = load_table(kernels_dir)
     out: dict[str, float] = {}

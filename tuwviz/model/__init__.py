@@ -224,7 +224,6 @@ def schedule(collective: str, algorithm: str, problem: Problem, *,
         raise ValueError(f"problem is a {problem.collective} problem, not a {key} problem")
     if not isinstance(problem, Problem):
         raise ValueError(f"problem must be a tuwviz.problems.Problem, got {problem!r}")
-    from ..table import load_table
 
     load_table().find(key, algorithm).check_comm(problem.inter, problem.label())
     params = check_params(key, algorithm, params, problem.p)

@@ -32,6 +32,8 @@ from ..problems import Problem
 from .program import Compute, Op, Schedule, SendRecv
 from .reduce import _check, _circulant_meta
 from .topology.circulant import circ_epsilon, circ_from, circ_skips, circ_to
+from ..problems import make_problem
+from .simulate import simulate
 
 __all__ = ["allgather_table", "allgatherv_circulant", "allgatherv_rounds", "bruck", "circulant"]
 
@@ -132,9 +134,6 @@ def allgather_table(ps, c: int, alpha: float, beta: float, gamma: float):
     import math
 
     import pandas as pd
-
-    from ..problems import make_problem
-    from .simulate import simulate
 
     rows = []
     for p in ps:

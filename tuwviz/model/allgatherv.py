@@ -69,6 +69,7 @@ from ..problems import Problem
 from .meta import PipelinedRingMeta, RingMeta
 from .program import Op, Recv, Schedule, Send, SendRecv
 from .topology.ring import allgatherv_block_elems, ring_order, ring_slot
+from .simulate import simulate
 
 __all__ = [
     "block_sweep",
@@ -341,8 +342,6 @@ def block_sweep(problem: Problem, block_bytes: Sequence[int], alpha: float = DEF
     (16384, 13220)
     """
     import pandas as pd
-
-    from .simulate import simulate
 
     est = estimate_block_bytes([problem.nbytes(i) for i in range(problem.p)], alpha, beta)
     ring_time = simulate(ring(problem, **params), alpha, beta).time

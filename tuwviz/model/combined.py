@@ -22,6 +22,9 @@ from ..problems import Problem
 from .allgather import allgatherv_rounds
 from .program import Schedule
 from .reduce import _check, _circulant_meta, _reduce_scatter_circulant
+from ..problems import make_problem
+from .reduce import allreduce_circulant
+from .simulate import simulate
 
 __all__ = ["allreduce_combined", "allreduce_crossover", "split"]
 
@@ -59,10 +62,6 @@ def allreduce_crossover(p: int, ms, alpha: float, beta: float, gamma: float):
     ['circulant', 'combined']
     """
     import pandas as pd
-
-    from ..problems import make_problem
-    from .reduce import allreduce_circulant
-    from .simulate import simulate
 
     rows = []
     for m in ms:

@@ -36,6 +36,9 @@ from ..problems import Problem, make_problem
 from .program import Op, Recv, Schedule, Send, SendRecv, Waitall
 from .topology.binomial import binomial_tree_create
 from .topology.intergroup import ig_part, ig_part_of, ig_receivers, ig_recv_order
+from .allgatherv import ring
+from .gatherv import binomial
+from .allgather import allgatherv_circulant
 
 __all__ = ["BCAST_MIN_PROCS", "BCAST_SHORT_MSG", "groups_ab", "root_gathering", "segmented"]
 
@@ -104,7 +107,6 @@ def _bcast_library(programs: list[list[Op]], members: list[int], count: int,
     the group's rank 0: the binomial tree for short messages or small groups, else a
     binomial scatter of almost equal pieces and a ring Allgatherv of them (MPICH's
     large-message broadcast)."""
-    from .allgatherv import ring
 
     n, item = len(members), problem.itemsize
     if count * item < BCAST_SHORT_MSG or n < BCAST_MIN_PROCS:
@@ -126,7 +128,6 @@ def _bcast_library(programs: list[list[Op]], members: list[int], count: int,
 def root_gathering(problem: Problem) -> Schedule:
     """The libraries' root gathering (Section 3.1), as the C kernels do it."""
     _check(problem, ("allgather", "allgatherv"))
-    from .gatherv import binomial
 
     item = problem.itemsize
     programs: list[list[Op]] = [[] for _ in range(problem.size)]
@@ -170,7 +171,6 @@ def _count_sums(programs: list[list[Op]], members: list[int]) -> None:
 
 def _algorithm_2(problem: Problem) -> Schedule:
     """Algorithm 2 (Section 4.1), as ``allgatherv_segmented.c`` does it."""
-    from .allgather import allgatherv_circulant
 
     item = problem.itemsize
     counts = problem.block_counts()
@@ -222,7 +222,6 @@ def segmented(problem: Problem) -> Schedule:
     _check(problem, ("allgather", "allgatherv"))
     if problem.collective == "allgatherv":
         return _algorithm_2(problem)
-    from .allgather import allgatherv_circulant
 
     item = problem.itemsize
     a, b = groups_ab(problem)

@@ -52,6 +52,8 @@ from .topology.circulant import (
     circ_to,
     circ_tree_create,
 )
+from ..problems import make_problem
+from .simulate import simulate
 
 __all__ = [
     "allreduce_butterfly",
@@ -416,9 +418,6 @@ def table_i(ps, m: int, alpha: float, beta: float, gamma: float):
     import math
 
     import pandas as pd
-
-    from ..problems import make_problem
-    from .simulate import simulate
 
     rows = []
     for p in ps:

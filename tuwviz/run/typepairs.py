@@ -65,6 +65,9 @@ import numpy as np
 
 from ..collectives import collective
 from ..problems import FILL
+from .. import kernels
+from . import watch
+from ..errors import KernelError
 
 __all__ = ["PAIRS", "NULL_PAIRS", "COLLECTIVES", "REDUCTIONS", "pairs_for", "check_pairs",
            "null_args", "run_pair"]
@@ -181,8 +184,6 @@ def _call_reduction(fn, coll: str, comm, root: int, units: list[int], seed: int)
     """The in-place pair of a reduction: MPI_INT, MPI_SUM, the input in recvbuf."""
     from mpi4py import MPI
 
-    from .. import kernels
-
     rank, p = comm.rank, comm.size
     count = 2 * max(units)  # a unit is two ints; the regular reductions pad to the largest
     c, t, op = (kernels.comm_handle(x) for x in (comm, MPI.INT, MPI.SUM))
@@ -253,8 +254,6 @@ def _call_null(fn, coll: str, comm, pair: str, root: int):
     """A null pair: the zero-size call (:func:`null_args`); no output to compare."""
     from mpi4py import MPI
 
-    from .. import kernels
-
     t = MPI.INT if coll in REDUCTIONS else MPI.BYTE
     args = null_args(coll, pair == "null-in-place", comm.rank, root, kernels.comm_handle(t),
                      kernels.comm_handle(MPI.SUM))
@@ -264,7 +263,6 @@ def _call_null(fn, coll: str, comm, pair: str, root: int):
 def _call(fn, coll: str, comm, pair: str, root: int, units: list[int], seed: int):
     """Call `fn` (the library's MPI function or a kernel) once; return this process's
     output buffers as [(name, bytes, root-side layout or None)]."""
-    from .. import kernels
 
     if pair in NULL_PAIRS:
         return _call_null(fn, coll, comm, pair, root)
@@ -350,10 +348,6 @@ def run_pair(comm, collective_name: str, function: str, pair: str, root: int,
         If the kernel returns an MPI error code (on the ranks that got it).
     """
     from mpi4py import MPI
-
-    from .. import kernels
-    from . import watch
-    from ..errors import KernelError
 
     kcomm = comm if kcomm is None else kcomm
     if pair not in pairs_for(collective_name, kcomm.Is_inter()) or pair == "same":

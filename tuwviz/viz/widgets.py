@@ -13,6 +13,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..model.meta import TreeMeta
+from .. import model
+from ..collectives import collective as collective_info
+from ..problems import DISTRIBUTIONS, make_problem
+from ..model.program import ScheduleError
+from .animation import animate_schedule
+from .circulant import CIRCULANT_ALGORITHMS, animate_circulant
+from .graph import gather_tree_figure, schedule_figure
+from .plots import show
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     import ipywidgets
@@ -67,10 +75,6 @@ class ScheduleExplorer:
                  b: int = 4, seed: int = 0, alpha: float = 1.0, beta: float = 0.0,
                  max_p: int = 32, display: bool = True) -> None:
         import ipywidgets as w
-
-        from .. import model
-        from ..collectives import collective as collective_info
-        from ..problems import DISTRIBUTIONS
 
         self.collective = collective_info(collective).name
         self.rooted = collective_info(collective).rooted
@@ -129,12 +133,6 @@ class ScheduleExplorer:
             :attr:`figures`; empty if the problem or schedule could not be built (the
             reason is in :attr:`error` and the status line).
         """
-        from .. import model
-        from ..model.program import ScheduleError
-        from ..problems import make_problem
-        from .animation import animate_schedule
-        from .circulant import CIRCULANT_ALGORITHMS, animate_circulant
-        from .graph import gather_tree_figure, schedule_figure
 
         try:
             problem = make_problem(self.collective, self.p.value, self.distribution.value,
@@ -167,8 +165,6 @@ class ScheduleExplorer:
     def _render(self) -> None:
         from bokeh.layouts import column
         from IPython.display import clear_output
-
-        from .plots import show
 
         with self.output:
             clear_output(wait=True)
