@@ -43,6 +43,7 @@ from pathlib import Path
 
 __all__ = [
     "ASSIGNMENT_QUICK",
+    "DEFAULT_MAX_MODEL_MESSAGES",
     "KERNELS",
     "KERNELS_DIR",
     "LAUNCH_LOG",
@@ -75,6 +76,9 @@ ASSIGNMENT_QUICK = "TUWVIZ_ASSIGNMENT_QUICK"
 LAUNCH_LOG = "TUWVIZ_LAUNCH_LOG"
 WATCH = "TUWVIZ_WATCH"
 PROFILES = "TUWVIZ_PROFILES"
+
+#: :func:`max_model_messages` without ``TUWVIZ_MAX_MODEL_MESSAGES``.
+DEFAULT_MAX_MODEL_MESSAGES = 5_000_000
 
 
 def _text(name: str) -> str:
@@ -148,7 +152,7 @@ def max_model_messages() -> int:
     """Most messages a model schedule may have before it is built:
     ``TUWVIZ_MAX_MODEL_MESSAGES``, else about 5 million (some tens of seconds and a few GB;
     ``gatherv/tuw`` at p = 10^6 needs about 3 million, ``benchmarks/model_speed.py``)."""
-    return _count("TUWVIZ_MAX_MODEL_MESSAGES", 5_000_000)
+    return _count("TUWVIZ_MAX_MODEL_MESSAGES", DEFAULT_MAX_MODEL_MESSAGES)
 
 
 def assignment_quick() -> bool:

@@ -82,11 +82,7 @@ _SAVES_ROWS = ("bench", "guidelines")
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tuwviz`` command."""
-    try:
-        parser = build_parser()
-    except ValueError as exc:  # a bad TUWVIZ_* setting read for a default
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

@@ -52,9 +52,10 @@ def configure_parser(sub) -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int_type(0), default=0,
                     help="seed for the random block sizes of --dist random and spikes "
                          "(default 0)")
-    sp.add_argument("--max-messages", type=int_type(1), default=config.max_model_messages(),
+    # the setting is read when the command runs: a bad one fails `tuwviz model`, not all
+    sp.add_argument("--max-messages", type=int_type(1),
                     help=f"refuse schedules estimated to have more messages (default "
-                         f"{config.max_model_messages():,}, or TUWVIZ_MAX_MODEL_MESSAGES)")
+                         f"{config.DEFAULT_MAX_MODEL_MESSAGES:,}, or TUWVIZ_MAX_MODEL_MESSAGES)")
     json_option(sp)
     return sp
 
@@ -65,6 +66,8 @@ def execute(args) -> int:
     from ..collectives import collective
     from ..problems import Problem, default_op, make_problem
 
+    if args.max_messages is None:
+        args.max_messages = config.max_model_messages()
     info = collective(args.collective)
     if args.root is not None and not info.rooted:
         raise ValueError(f"--root: {info.name} has no root")
