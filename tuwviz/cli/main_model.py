@@ -72,10 +72,8 @@ def execute(args) -> int:
     if args.root is not None and not info.rooted:
         raise ValueError(f"--root: {info.name} has no root")
     groups = _model_groups(args, info.name)
-    valid = model.algorithms(info.name, "intra" if groups is None else "inter")
-    if args.algorithm is not None and args.algorithm not in valid:  # before any problem
-        raise ValueError(f"no model for algorithm {args.algorithm!r} of {info.name}; "
-                         f"models exist for: {', '.join(valid)}")
+    if args.algorithm is not None:  # before any problem is built
+        model.check_algorithm(info.name, args.algorithm, "intra" if groups is None else "inter")
     if args.counts is not None:
         from ..experiments.sweep import parse_int_list
 

@@ -57,6 +57,7 @@ __all__ = [
     "Waitall",
     "SimResult",
     "algorithms",
+    "check_algorithm",
     "estimate_messages",
     "format_report",
     "simulate_algorithms",
@@ -172,6 +173,24 @@ def algorithms(collective: str, kind: str | None = "intra") -> list[str]:
     return [r.name for r in rows if kind is None or r.serves(kind)]
 
 
+def check_algorithm(collective: str, algorithm: str, kind: str | None = "intra") -> None:
+    """ValueError unless `algorithm` of `collective` has a model on communicators of `kind`
+    (as for :func:`algorithms`); the message lists those that have.
+
+    Examples
+    --------
+    >>> check_algorithm("allgather", "segmented", "inter")
+    >>> check_algorithm("allgather", "segmented")
+    Traceback (most recent call last):
+    ...
+    ValueError: no model for algorithm 'segmented' of allgather; models exist for: circulant, bruck
+    """
+    names = algorithms(collective, kind)  # raises for a collective without models
+    if algorithm not in names:
+        raise ValueError(f"no model for algorithm {algorithm!r} of {collective.lower()}; "
+                         f"models exist for: {', '.join(names)}")
+
+
 def schedule(collective: str, algorithm: str, problem: Problem, *,
              max_messages: int | None = None, **params) -> Schedule:
     """Build and validate the model schedule of `algorithm` for `problem`.
@@ -214,12 +233,7 @@ def schedule(collective: str, algorithm: str, problem: Problem, *,
     ValueError: no model for algorithm 'foo' of gatherv; models exist for: linear, binomial, tuw, circulant
     """
     key = collective.lower()
-    names = algorithms(key, None)  # raises for a collective without models
-    if algorithm not in names:
-        raise ValueError(
-            f"no model for algorithm {algorithm!r} of {key}; "
-            f"models exist for: {', '.join(names)}"
-        )
+    check_algorithm(key, algorithm, None)
     if problem.collective != key:
         raise ValueError(f"problem is a {problem.collective} problem, not a {key} problem")
     if not isinstance(problem, Problem):
@@ -275,11 +289,9 @@ def simulate_algorithms(problem: Problem, algorithm: str | None = None, params: 
     """
     grid = dict(params or {})
     kind = "inter" if problem.inter else "intra"
-    valid = algorithms(problem.collective, kind)
-    if algorithm is not None and algorithm not in valid:
-        raise ValueError(f"no model for algorithm {algorithm!r} of {problem.collective}; "
-                         f"models exist for: {', '.join(valid)}")
-    names = [algorithm] if algorithm else valid
+    if algorithm is not None:
+        check_algorithm(problem.collective, algorithm, kind)
+    names = [algorithm] if algorithm else algorithms(problem.collective, kind)
     takes = {name: [q.name for q in load_table().find(problem.collective, name).params]
              for name in names}
     unused = [k for k in grid if not any(k in taken for taken in takes.values())]

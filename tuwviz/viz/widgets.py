@@ -79,9 +79,8 @@ class ScheduleExplorer:
         self.collective = collective_info(collective).name
         self.rooted = collective_info(collective).rooted
         names = model.algorithms(self.collective)
-        if algorithm is not None and algorithm not in names:
-            raise ValueError(f"no model for algorithm {algorithm!r} of {self.collective}; "
-                             f"models exist for: {', '.join(names)}")
+        if algorithm is not None:
+            model.check_algorithm(self.collective, algorithm)
         self.seed, self.alpha, self.beta, self.display = seed, alpha, beta, display
         p = max(1, min(p, max_p))
         style = {"description_width": "initial"}
