@@ -21,6 +21,7 @@ Each package imports only those below it (``tests/test_architecture.py`` checks 
 ===============  ========================================================================
 ``cli``          the ``tuwviz`` command, one module per subcommand
 ``course``       a student's workspace and its grader
+``session``      ``LocalCluster``: engines with the experiments as methods (notebooks)
 ``viz``          drawings, animations, plots and pages
 ``analysis``     fits, verdicts, optimality, the papers' guidelines
 ``experiments``  verify, bench, calibrate, the circulant study
@@ -40,7 +41,7 @@ __all__ = ["Problem", "make_problem", "verify", "bench", "LocalCluster", "__vers
 #: Imported when first used: they pull in pandas, ipyparallel and MPI, which ``import
 #: tuwviz`` should not pay for.
 _LAZY = {"verify": ".experiments.verify", "bench": ".experiments.bench",
-         "LocalCluster": ".run.cluster"}
+         "LocalCluster": ".session"}
 
 
 def __getattr__(name):

@@ -1,6 +1,6 @@
 # ipyparallel profile "local": MPI engines started with mpiexec on this machine.
 #
-# Used by tuwviz.run.cluster.LocalCluster, and directly by
+# Used by tuwviz.run.engines.Engines, and directly by
 #     ipcluster start --profile-dir=cluster_profiles/local -n 4
 # The controller listens on 127.0.0.1 only; ipyparallel signs every message with the
 # random key in the connection files it writes to security/ (readable by you alone).

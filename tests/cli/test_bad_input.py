@@ -324,7 +324,7 @@ def test_package_functions_stay_callable_after_their_modules_load():
             with pytest.raises(ValueError, match="empty selection"):
                 fn("gatherv", [], ps=[2]) if name == "bench" else fn(["gatherv"], ["linear"], ps=[])
         importlib.import_module(f"tuwviz.experiments.{name}")  # as LocalCluster does
-        importlib.import_module("tuwviz.run.cluster")
+        importlib.import_module("tuwviz.session")
         # no submodule shares a function's name any more (they live in experiments/)
         assert importlib.util.find_spec(f"tuwviz.{name}") is None
         assert callable(getattr(tuwviz, name)) and getattr(tuwviz, name).__name__ == name

@@ -27,7 +27,7 @@ INNER = textwrap.dedent('''
 
     import pytest
 
-    from tuwviz.run.cluster import LocalCluster
+    from tuwviz.session import LocalCluster
     from tuwviz.run.launch import run_mpiexec
     from tuwviz.problems import make_problem
 

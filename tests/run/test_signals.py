@@ -1,7 +1,7 @@
 """Whatever ends a driver, every process it started ends within seconds and its files go.
 
 A *driver* is what a user runs: ``tuwviz bench``, ``tuwviz verify``, a Python process
-holding a :class:`~tuwviz.run.cluster.LocalCluster` (a script or a Jupyter kernel), ``tuwviz
+holding a :class:`~tuwviz.session.LocalCluster` (a script or a Jupyter kernel), ``tuwviz
 lab``.  Each test starts one in its own session, waits until it has started its MPI ranks
 (or engines, or JupyterLab), records every descendant, sends one signal to the driver
 alone, and then requires that every recorded process is gone and that the driver's
@@ -27,12 +27,12 @@ from support import REPO, as_from_a_terminal, hang_guard
 
 SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM, "SIGKILL": signal.SIGKILL}
 #: The quick run: each driver once, each signal at least once.
-#: (SIGINT of a cluster driver is tests/run/test_cluster.py's Ctrl-C test.)
+#: (SIGINT of a cluster driver is tests/run/test_engines.py's Ctrl-C test.)
 QUICK = {("bench", "SIGTERM"), ("verify", "SIGINT"), ("cluster", "SIGKILL"), ("lab", "SIGTERM")}
 DRIVERS = ("bench", "verify", "cluster", "lab")
 
 CLUSTER_SCRIPT = textwrap.dedent("""
-    from tuwviz.run.cluster import LocalCluster
+    from tuwviz.session import LocalCluster
     cluster = LocalCluster(n=3).start()
     print("started", flush=True)
     try:

@@ -3,7 +3,7 @@
 Every test's wall time (set-up, call and tear-down) and what it started while it ran are
 summed per test module and per *kind* of test.  What it started comes from the launch log
 (``TUWVIZ_LAUNCH_LOG``, one ``kind n`` line per event, written by :mod:`tuwviz.run.launch`,
-:mod:`tuwviz.run.cluster`, :mod:`tuwviz.experiments.verify` and the tests' own helpers):
+:mod:`tuwviz.run.engines`, :mod:`tuwviz.experiments.verify` and the tests' own helpers):
 
 ========= ==========================================================================
 count     lines it sums

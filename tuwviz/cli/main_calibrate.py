@@ -41,7 +41,7 @@ def configure_parser(sub) -> argparse.ArgumentParser:
 
 def execute(args) -> int:
     from ..experiments.calibrate import calibrate, load, load_all, local_layout
-    from ..run.cluster import free_cores
+    from ..run.engines import free_cores
     from ..report import text_table
 
     if args.list:

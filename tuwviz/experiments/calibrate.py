@@ -266,7 +266,7 @@ def calibrate(ranks: int = 2, *, reps: int = 200, force: bool = False, backend=N
     force : bool
         Measure even if this layout is cached (and replace the cache).
     backend : callable, optional
-        Where to run (:mod:`tuwviz.experiments.sweep`; a :class:`~tuwviz.run.cluster.LocalCluster`'s
+        Where to run (:mod:`tuwviz.experiments.sweep`; a :class:`~tuwviz.run.engines.Engines`'s
         ``run_cases``); default: `ranks` fresh ranks under mpiexec.  A backend's ranks
         are cached under the hosts they report.
     progress : bool

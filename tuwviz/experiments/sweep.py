@@ -5,7 +5,7 @@ A *backend* runs a list of cases on MPI ranks and reports each result as it arri
 who the ranks are before the first result.  Two exist: fresh ranks under
 ``mpiexec`` for every call (:func:`tuwviz.run.launch.run_mpiexec`, the default for batch
 commands) and the engines of a running ipyparallel cluster
-(:meth:`tuwviz.run.cluster.LocalCluster.run_cases`).
+(:meth:`tuwviz.run.engines.Engines.run_cases`).
 """
 from __future__ import annotations
 

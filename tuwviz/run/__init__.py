@@ -6,7 +6,7 @@ module         what it holds
 ``runner``     what a rank does with one case: build buffers, call the kernel, check, time
 ``worker``     the rank side of an ``mpiexec`` job (``python -m tuwviz.run.worker``)
 ``launch``     the driver side: start ``mpiexec``, read results as they come, name failures
-``cluster``    the same on ipyparallel MPI engines (:class:`~tuwviz.run.cluster.LocalCluster`)
+``engines``    the same on ipyparallel MPI engines (:class:`~tuwviz.run.engines.Engines`)
 ``watch``      ranks and driver watch each other: a dead driver ends its ranks
 ``reaper``     a watchdog process that ends what a killed driver started
 ``trace``      record the messages each rank sends and receives

@@ -42,7 +42,7 @@ __all__ = ["Backend", "STALL_LIMIT", "STARTUP_ATTEMPTS", "THREAD_LEVEL", "check_
 
 #: What runs a sweep's cases: ``backend(nranks, cases, on_result)`` returns the results in
 #: case order and hands each to ``on_result(index, case, result)`` as it comes;
-#: :func:`run_mpiexec` is one, :meth:`tuwviz.run.cluster.LocalCluster.run_cases` another.
+#: :func:`run_mpiexec` is one, :meth:`tuwviz.run.engines.Engines.run_cases` another.
 Backend = Callable[[int, list, Callable], list]
 
 #: Default no-progress limit, seconds: a run with no result and no new output for this

@@ -200,7 +200,7 @@ def _descendants(roots: dict[int, float]) -> dict[int, float]:
 def end_processes(procs: list, grace: float = GRACE, terminate: bool = True) -> None:
     """End the psutil processes `procs`: SIGTERM (with `terminate`), SIGKILL after `grace` s.
 
-    Also used by :class:`~tuwviz.run.cluster.LocalCluster` for engines a stopped launcher left.
+    Also used by :class:`~tuwviz.run.engines.Engines` for engines a stopped launcher left.
     """
     import psutil
 

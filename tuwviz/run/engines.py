@@ -1,13 +1,15 @@
-"""A local cluster of MPI engines (ipyparallel), for notebooks.
+"""MPI engines (ipyparallel) that run tuwviz cases: the pool under the notebooks' cluster.
 
-:class:`LocalCluster` starts an ipyparallel controller on 127.0.0.1 and ``n`` engines
+:class:`Engines` starts an ipyparallel controller on 127.0.0.1 and ``n`` engines
 under ``mpiexec`` from ``cluster_profiles/local`` (or another profile), maps engines to
 their MPI ranks, and runs tuwviz cases on them with the same engine-side code as batch
 runs (:mod:`tuwviz.run.runner`).  Use it as a context manager so the engines always stop::
 
-    with LocalCluster(n=4) as cluster:
-        report = cluster.verify(["gatherv"])
-        df = cluster.bench("gatherv", ["native", "linear"], bs=[1, 100, 10000])
+    with Engines(n=4) as engines:
+        events = engines.trace(make_problem("gatherv", 4, "same", 1), "linear")
+
+Experiments take :meth:`Engines.run_cases` as their backend; notebooks use
+:class:`tuwviz.session.LocalCluster`, which has them as methods (``cluster.verify(...)``).
 
 If a rank raises, dies or stops responding during a run, the run stops within seconds,
 the error names the rank, and the engines are stopped (others would wait forever inside
@@ -40,7 +42,7 @@ from .launch import SILENT_LIMIT, STALL_LIMIT, TIMED_MODES, check_ranks, check_s
 from .launch import local_mpi_command, loopback_env, mpi_env, record_launch, start_with_retries
 from .watch import RankWatch
 
-__all__ = ["LocalCluster", "free_cores"]
+__all__ = ["Engines", "free_cores"]
 
 #: Milliseconds between the controller's heartbeats.  ipyparallel's 3 s made every start
 #: wait 3-6 s: an engine counts as registered only at the beat after its first answer.
@@ -138,8 +140,12 @@ def _started_here(since: float) -> list:
     return list(found.values())
 
 
-class LocalCluster:
-    """Start, use and stop ipyparallel MPI engines.
+class Engines:
+    """Start, use and stop ipyparallel MPI engines, and run cases on them.
+
+    The notebooks use its subclass :class:`tuwviz.session.LocalCluster`, which adds
+    ``verify``, ``bench``, ``calibrate`` and ``measure_missing`` (experiments and analysis sit
+    above this layer, so they are reached from there).
 
     Parameters
     ----------
@@ -159,11 +165,11 @@ class LocalCluster:
 
     Examples
     --------
-    Starting engines takes seconds, so this example is tested in ``tests/run/test_cluster.py``
+    Starting engines takes seconds, so this example is tested in ``tests/run/test_engines.py``
     rather than as a doctest::
 
-        with LocalCluster(n=2) as cluster:
-            print(cluster.ranks())          # [0, 1]
+        with Engines(n=2) as engines:
+            print(engines.ranks())          # [0, 1]
     """
 
     def __init__(self, n: int = 4, profile: str = "local", heavy_yield: bool | None = None,
@@ -186,7 +192,7 @@ class LocalCluster:
         self._broken = False
 
     # -- life cycle ------------------------------------------------------------------------
-    def start(self) -> "LocalCluster":
+    def start(self) -> "Engines":
         """Start controller and engines; returns self.
 
         Engines whose MPI never starts (see :data:`tuwviz.run.launch.STARTUP_ATTEMPTS`) are
@@ -197,7 +203,7 @@ class LocalCluster:
         # EngineError: the engines' mpiexec ended before they registered
         return start_with_retries(self._start_once, EngineError, "MPI engines")
 
-    def _start_once(self) -> "LocalCluster":
+    def _start_once(self) -> "Engines":
         import ipyparallel as ipp
         from traitlets.config import Config
 
@@ -337,7 +343,7 @@ class LocalCluster:
         """MPICH's /dev/shm segments of the engines on this host (see :mod:`tuwviz.run.reaper`)."""
         return reaper.job_segments(i for i in self._infos if i.get("host") == socket.gethostname())
 
-    def __enter__(self) -> "LocalCluster":
+    def __enter__(self) -> "Engines":
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -345,7 +351,8 @@ class LocalCluster:
 
     def _ensure(self) -> None:
         if self._cluster is None:
-            raise TuwvizError("cluster is not running: call start() or use 'with LocalCluster(...)'")
+            raise TuwvizError(f"cluster is not running: call start() or use "
+                              f"'with {type(self).__name__}(...)'")
         if self._broken:
             self.restart()
 
@@ -509,35 +516,6 @@ class LocalCluster:
                 raise failure
             i += n
 
-    def verify(self, collectives=None, algorithms=None, **kwargs):
-        """:func:`tuwviz.experiments.verify.verify` on the engines (p defaults to 1..n)."""
-        from ..experiments.verify import verify
-
-        kwargs.setdefault("ps", range(1, self.n + 1))
-        return verify(collectives, algorithms, backend=self.run_cases, **kwargs)
-
-    def bench(self, collective_name: str, algorithms=("native",), **kwargs):
-        """:func:`tuwviz.experiments.bench.bench` on the engines (p defaults to n)."""
-        from ..experiments.bench import bench
-
-        kwargs.setdefault("ps", [self.n])
-        return bench(collective_name, algorithms, backend=self.run_cases,
-                     backend_name="ipyparallel", **kwargs)
-
-    def calibrate(self, **kwargs):
-        """:func:`tuwviz.experiments.calibrate.calibrate` on all engines: this layout's ``alpha``,
-        ``beta``, ``gamma`` (cached; ``force=True`` measures again)."""
-        from ..experiments.calibrate import calibrate
-
-        return calibrate(self.n, backend=self.run_cases, **kwargs)
-
-    def measure_missing(self, results, **kwargs):
-        """:func:`tuwviz.analysis.guidelines.measure_missing` on the engines: measure the companion
-        operations (e.g. MPI_Gather(m'), MPI_Allreduce(1)) the guidelines need."""
-        from ..analysis.guidelines import measure_missing
-
-        return measure_missing(results, backend=self.run_cases, backend_name="ipyparallel", **kwargs)
-
     def trace(self, problem, algorithm: str, **params) -> list[list[dict]]:
         """Run `algorithm` once on `problem` with tracing on; events per rank.
 
@@ -550,7 +528,7 @@ class LocalCluster:
 
     def __repr__(self) -> str:
         state = "running" if self._cluster is not None else "stopped"
-        return f"<LocalCluster n={self.n} profile={self.profile_dir.name} {state}>"
+        return f"<{type(self).__name__} n={self.n} profile={self.profile_dir.name} {state}>"
 
 
 def _progress(pending: list, first: int) -> tuple[int, list]:

@@ -1,4 +1,5 @@
-"""The ipyparallel cluster of MPI engines: running, failing, restarting, cleaning up."""
+"""The ipyparallel MPI engines (through the notebooks' LocalCluster): running, failing,
+restarting, cleaning up."""
 import json
 import os
 import re
@@ -14,7 +15,7 @@ import pytest
 
 from support import REPO, as_from_a_terminal, hang_guard, mpi_processes
 from tuwviz import model
-from tuwviz.run.cluster import LocalCluster
+from tuwviz.session import LocalCluster
 from tuwviz.errors import RankFailure
 from tuwviz.problems import make_problem
 
@@ -208,7 +209,7 @@ def test_a_call_over_the_no_progress_limit_names_who_had_not_finished(cluster):
 
 SCRIPT = textwrap.dedent("""
     import sys
-    from tuwviz.run.cluster import LocalCluster
+    from tuwviz.session import LocalCluster
     cluster = LocalCluster(n=3).start()
     print("started", flush=True)
     try:
