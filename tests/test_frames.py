@@ -1,6 +1,10 @@
 """The tables notebooks show keep every cell whole (pandas cuts cells at 50 characters)."""
+import subprocess
+import sys
+
 import pandas as pd
 
+from support import hang_guard
 from tuwviz import kernels
 from tuwviz.experiments.bench import bench
 from tuwviz.frames import FullFrame
@@ -30,3 +34,15 @@ def test_bench_params_are_shown_whole():
     assert label in shown._repr_html_() and label in repr(shown)
     # the same cells in a plain DataFrame are cut ("block_bytes=104..."): the check can fail
     assert label not in pd.DataFrame(shown)._repr_html_()
+
+
+def test_importing_it_loads_no_pandas_until_a_frame_is_made():
+    # the modules returning FullFrames stay light to import (``tuwviz --help``)
+    code = ("import sys, tuwviz.frames, tuwviz.experiments.bench\n"
+            "print('pandas' in sys.modules)\n"
+            "tuwviz.frames.FullFrame({'a': [1]})\n"
+            "print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=hang_guard(120))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True"]

@@ -7,8 +7,14 @@ so an algorithm's description or a parameter set such as
 returns are of this type, and so is every frame taken from one (columns, rows, concat).
 Only the display differs: a FullFrame is a :class:`pandas.DataFrame` in every other way.
 
+The class is made when first used, so importing this module (and the modules that return
+FullFrames, e.g. :mod:`tuwviz.experiments.bench`) does not import pandas: ``tuwviz --help``
+stays quick.  Use it as ``frames.FullFrame`` or ``from tuwviz.frames import FullFrame``.
+
 Examples
 --------
+>>> import pandas as pd
+>>> from tuwviz.frames import FullFrame
 >>> long = "tuning parameters: " + ", ".join(f"p{i}={i}" for i in range(12))
 >>> df = FullFrame({"name": ["pipelined"], "params": [long]})
 >>> long in df[["params"]]._repr_html_(), long in pd.DataFrame(df)._repr_html_()
@@ -16,23 +22,37 @@ Examples
 """
 from __future__ import annotations
 
-import pandas as pd
-
 __all__ = ["FullFrame"]
 
+FullFrame: type  # made by __getattr__ below when first used
 
-class FullFrame(pd.DataFrame):
-    """A :class:`pandas.DataFrame` whose display (HTML and text) never cuts a cell."""
 
-    @property
-    def _constructor(self):
-        # pandas' subclassing hook: slices, copies and concat stay FullFrames
-        return FullFrame
+def _make_class() -> type:
+    import pandas as pd
 
-    def _repr_html_(self):
-        with pd.option_context("display.max_colwidth", None):
-            return super()._repr_html_()
+    class FullFrame(pd.DataFrame):
+        """A :class:`pandas.DataFrame` whose display (HTML and text) never cuts a cell."""
 
-    def __repr__(self) -> str:
-        with pd.option_context("display.max_colwidth", None):
-            return super().__repr__()
+        @property
+        def _constructor(self):
+            # pandas' subclassing hook: slices, copies and concat stay FullFrames
+            return FullFrame
+
+        def _repr_html_(self):
+            with pd.option_context("display.max_colwidth", None):
+                return super()._repr_html_()
+
+        def __repr__(self) -> str:
+            with pd.option_context("display.max_colwidth", None):
+                return super().__repr__()
+
+    # pickled and shown as tuwviz.frames.FullFrame, the name it is found by
+    FullFrame.__module__, FullFrame.__qualname__ = __name__, "FullFrame"
+    return FullFrame
+
+
+def __getattr__(name: str):
+    if name == "FullFrame":
+        cls = globals()["FullFrame"] = _make_class()  # made once, then found directly
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -46,6 +46,7 @@ from typing import Any, Callable
 
 from . import config
 from .collectives import COLLECTIVES, collective
+from .problems import COMMUTATIVE_OPS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -421,7 +422,6 @@ class Row:
         """Raise ValueError if `p` or `op` break a restriction of this algorithm."""
         if "power_of_two" in self.restrictions and (p < 1 or p & (p - 1)):
             raise ValueError(f"{self.collective}/{self.name} needs p a power of two, got p={p}")
-        from .problems import COMMUTATIVE_OPS
 
         if "commutative" in self.restrictions and op is not None and op not in COMMUTATIVE_OPS:
             raise ValueError(f"{self.collective}/{self.name} needs a commutative operator, "

@@ -16,7 +16,7 @@ import re
 import pytest
 
 from tuwviz import config
-from tuwviz.course.assignment import new, use
+from tuwviz.course.workspace import new, use
 from tuwviz.course.grade import grade
 from tuwviz.table import WORKSPACE_VAR
 

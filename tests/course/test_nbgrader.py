@@ -20,7 +20,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tuwviz.course.assignment import QUICK_VAR, new
+from tuwviz.course.assignment import QUICK_VAR
+from tuwviz.course.workspace import new
 from tuwviz.run.launch import record_launch
 from tuwviz.table import WORKSPACE_VAR
 

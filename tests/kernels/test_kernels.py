@@ -45,7 +45,7 @@ def test_build_is_cached_and_rebuilt_when_a_source_changes(source_copy, monkeypa
     assert third not in (first, second)
     # a workspace (a student's own rows and files) compiles its files and the registry,
     # not the package's again: its function names are not in the package's prototypes
-    from tuwviz.course.assignment import new
+    from tuwviz.course.workspace import new
     from tuwviz.table import WORKSPACE_VAR
 
     objects = set((first.parent / "obj").glob("*.o"))

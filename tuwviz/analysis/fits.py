@@ -28,6 +28,10 @@ round: 1 µs start-up and 4 ns per byte.
 """
 from __future__ import annotations
 
+from ..problems import DATATYPES, make_problem
+from ..model import schedule, simulate
+from ..model.intergroup_cost import improvement
+
 __all__ = ["fit_ring_cost", "intergroup_improvement", "intergroup_verdicts", "pipeline_verdict",
            "ratio_verdicts"]
 
@@ -61,8 +65,6 @@ def fit_ring_cost(df) -> tuple[float, float]:
     (2.0, 0.1)
     """
     import numpy as np
-
-    from ..problems import DATATYPES
 
     rows = df[(df["algorithm"] == "ring") & (df["p"].astype(int) > 1)]
     if rows.empty:
@@ -115,9 +117,6 @@ def pipeline_verdict(df, distribution: str = "broadcast", alpha: float | None = 
             f"pipelined ring{params} {t_pipe:.0f} µs vs linear ring {t_ring:.0f} µs: ×{ratio:.2f}, "
             + ("the pipelined ring is ahead." if ratio < 1 else "the linear ring is ahead."))
     if alpha is not None and beta is not None:
-        from ..model import schedule, simulate
-        from ..problems import make_problem
-
         pr = make_problem("allgatherv", int(best["p"]), distribution, c,
                           datatype=str(best.get("datatype", "int")))
         t = {a: simulate(schedule("allgatherv", a, pr, **kw), alpha, beta).time
@@ -206,8 +205,6 @@ def intergroup_improvement(df, old: str = "root_gathering", new: str = "segmente
     >>> r["setting"], r["bytes"], r["improvement"]
     ('6,2 regular', 4000, 3.0)
     """
-    from ..problems import DATATYPES
-
     if "q" not in df.columns:
         raise ValueError("these bench rows are from one group; T_old / T_new needs rows of "
                          "`tuwviz bench ... --groups P,Q`")
@@ -249,9 +246,6 @@ def intergroup_verdicts(df, alpha: float = 1.4e-6, beta: float = 1e-9, seed: int
     allgather, groups 4,4, regular, 65536 B per process: T_old / T_new measured 6.50,
     model 6.69 (alpha 1.4 us, beta 1 ns/B): agrees within 25% (8 ranks, oversubscribed)
     """
-    from ..model.intergroup_cost import improvement
-    from ..problems import make_problem
-
     lines = []
     for r in intergroup_improvement(df):
         dist = r["setting"].split(" ", 1)[1]

@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from ..model.program import Recv, Schedule, ScheduleError, Send
 from ..model.simulate import simulate
-from ..problems import Problem
+from ..problems import Problem, make_problem
+from .. import model
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -177,9 +178,6 @@ def model_table(collective: str, algorithms: Iterable[str], ps: Iterable[int],
     [3, 3]
     """
     import pandas as pd
-
-    from .. import model
-    from ..problems import make_problem
 
     rows = []
     for alg in algorithms:

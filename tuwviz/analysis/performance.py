@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Iterable
 from ..collectives import collective
 from ..report import size_label
 from ..run.metadata import measured_where
+from ..experiments.bench import bench
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -99,8 +100,6 @@ def performance(collective_name: str, algorithm: str, p: int = PERF_P,
         An unrooted collective, a root outside ``0..p-1``, unknown names, bad sizes.
     """
     import pandas as pd
-
-    from ..experiments.bench import bench
 
     info = collective(collective_name)
     if not info.rooted:

@@ -11,7 +11,7 @@ __all__ = ["configure_parser", "execute"]
 
 def configure_parser(sub) -> argparse.ArgumentParser:
     """The ``assignment`` subcommand's options."""
-    from ..course.assignment import ASSIGNMENTS
+    from ..course.workspace import ASSIGNMENTS
 
     sp = sub.add_parser(
         "assignment", help="create a course assignment's workspace (C templates, README)",
@@ -32,7 +32,7 @@ def configure_parser(sub) -> argparse.ArgumentParser:
 
 
 def execute(args) -> int:
-    from ..course.assignment import new
+    from ..course.workspace import new
 
     ws = new(args.name, args.directory)
     print(f"created {ws}: edit its C files, then run: tuwviz grade {args.directory}")

@@ -3,7 +3,8 @@
 ===============  =========================================================================
 module           what it holds
 ===============  =========================================================================
-``assignment``   create a workspace from ``templates/``, and the notebook's views of a grade
+``workspace``    create a workspace from ``templates/``; make it the one runs see (``use``)
+``assignment``   the assignment notebook's sweeps and its views of a grade
 ``grade``        build a workspace and check its kernels: correctness, optimality, speed,
                  memory
 ``templates/``   one folder per assignment: C templates, ``algorithms.toml``, README,

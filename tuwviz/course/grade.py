@@ -57,12 +57,18 @@ from typing import Iterable, Iterator
 from ..collectives import collective
 from ..errors import KernelBuildError, RankFailure, TuwvizError
 from ..run.launch import mpiexec_backend
-from ..analysis.performance import PERF_P, PERF_REPS, PERF_SIZES
+from ..analysis.performance import (PERF_P, PERF_REPS, PERF_ROOTS, PERF_SIZES, performance,
+                                     stem as performance_stem)
 from ..problems import make_problem
 from ..report import ranges, size_label
 from ..table import WORKSPACE_VAR, TableError, table_path, workspace_rows
 from ..run.typepairs import NULL_PAIRS, pairs_for
 from ..viz.plots import save_performance
+from ..experiments.verify import describe_group, run_verify, verify_case
+from .. import kernels
+from ..run import reaper
+from ..analysis.optimality import optimality, schedule_from_trace
+from ..run.trace import trace_cases
 
 __all__ = ["GRADE_BS", "GRADE_PS", "MEMORY_BS", "MEMORY_PS", "GradeReport", "grade",
            "grade_cases", "grade_folder", "submissions"]
@@ -112,8 +118,6 @@ def grade_cases(coll: str, algorithm: str, ps: Iterable[int] = GRADE_PS,
     datatype pair that applies (`pairs`, default all), at the largest b (the null pairs,
     the zero-size call with NULL buffers, at b = 0).
     """
-    from ..experiments.verify import verify_case
-
     rooted = collective(coll).rooted
     bs = list(bs)
     wanted = [t for t in pairs_for(coll) if pairs is None or t in set(pairs)]
@@ -248,8 +252,6 @@ def grade(workspace: str | Path, ps: Iterable[int] = GRADE_PS, bs: Iterable[int]
     ValueError
         If `workspace` is not a workspace (no ``algorithms.toml``) or adds no rows.
     """
-    from .. import kernels
-
     ws = Path(workspace).expanduser().resolve()
     if not table_path(ws).is_file():
         raise ValueError(f"{ws} is no workspace: it has no algorithms.toml (make one with "
@@ -333,8 +335,6 @@ def grade_folder(folder: str | Path, options: list[str] = (),
     ValueError
         If `folder` holds no workspace.
     """
-    from ..run import reaper
-
     folder = Path(folder).expanduser().resolve()
     subs = submissions(folder)
     if not subs:
@@ -378,8 +378,6 @@ class _Traced:
     checks its correctness (:func:`tuwviz.experiments.verify.run_verify`'s `also`)."""
 
     def __init__(self, row, ps: list[int]):
-        from ..run.trace import trace_cases
-
         self.ps = ps
         self.problems = [make_problem(row.collective, p, "same", OPTIMALITY_B, root=r)
                          for p in ps for r in grade_roots(p)]
@@ -393,8 +391,6 @@ class _Traced:
 
 def _optimality(report: GradeReport, row, correct: bool, traced: _Traced) -> None:
     """The optimality checks of one row, from its traces."""
-    from ..analysis.optimality import optimality, schedule_from_trace
-
     def add(name: str, ok: bool, detail: str, cases: int = 0) -> None:
         report.add("optimality", OPTIMALITY_CHECKS[name], ok, detail, row.collective, row.name,
                    cases)
@@ -432,8 +428,6 @@ def _optimality(report: GradeReport, row, correct: bool, traced: _Traced) -> Non
 def _performance(report: GradeReport, row, correct: bool, p: int, sizes: list[int],
                  reps: int, stall_limit: float, progress: bool) -> None:
     """Time one row against the library; files in ``grade/``, a summary as a check."""
-    from ..analysis.performance import PERF_ROOTS, performance, stem as performance_stem
-
     check = "runtime against the library (information, not graded)"
     if not correct:
         report.add("performance", check, False, "not measured: the kernel is not correct yet",
@@ -482,8 +476,6 @@ def _correctness(report: GradeReport, row, cases: list[dict], stage: str, check:
                  traced: _Traced | None = None) -> bool:
     """Run one row's cases (and its `traced` problems, in the same job); add a check that
     passes, or says what failed in words."""
-    from ..experiments.verify import describe_group, run_verify
-
     args = (stage, check)
     also = traced.cases if traced else []
     try:

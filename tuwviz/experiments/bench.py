@@ -35,7 +35,8 @@ from ..run.runner import STATISTICS, summarize
 from ..run.metadata import run_metadata
 from .sweep import MAX_CASES, distributions, int_values, parse_groups, parse_names
 from .calibrate import load as load_calibration
-from ..frames import FullFrame
+from .. import frames
+from .verify import RANKS_HINT
 
 __all__ = ["DEFAULT_ROUNDS", "GROUP_FIELDS", "ROW_FIELDS", "ResultWriter", "row_fields", "bench",
            "bench_cases", "calibrated_params", "check_output", "run_cases"]
@@ -497,7 +498,6 @@ def bench(
         (:class:`~tuwviz.errors.OutputPathError`).
     """
     if backend is None:  # before building cases: range(1, 10**7) fails at once
-        from .verify import RANKS_HINT
 
         sizes = ([p + q for p, q in parse_groups(groups)] if groups is not None
                  else int_values("ps", ps, lo=1, hi=config.max_ranks(), hint=RANKS_HINT))
@@ -559,4 +559,4 @@ def run_cases(cases: list[dict], *, out: str | os.PathLike | None = None,
         bar.close()
         if writer:
             writer.close()
-    return FullFrame(rows, columns=fields + (["samples_us"] if samples else []))
+    return frames.FullFrame(rows, columns=fields + (["samples_us"] if samples else []))

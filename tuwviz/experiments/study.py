@@ -28,6 +28,10 @@ import os
 from dataclasses import dataclass
 from typing import Iterable
 
+from .bench import bench_cases, run_cases
+from ..run.launch import check_ranks, mpiexec_backend
+from .sweep import int_values
+
 __all__ = ["STUDIES", "Part", "Study", "run_study", "study_cases"]
 
 
@@ -99,8 +103,6 @@ def study_cases(name: str, ps: Iterable[int], bs: Iterable[int], *, reps: int = 
     Every part's cases come from :func:`tuwviz.experiments.bench.bench_cases`, so names, sizes and
     limits are checked the same way; the cases are ordered by p, then part.
     """
-    from .bench import bench_cases
-
     study = _study(name)
     cases = []
     for p in ps:
@@ -130,10 +132,6 @@ def run_study(name: str, ps: Iterable[int], bs: Iterable[int], *,
         As for :func:`tuwviz.experiments.bench.bench`; `max_time` ends a measurement's repetitions
         after that many seconds (ReproMPI's limit: the paper used 5000 or 3 s).
     """
-    from .bench import run_cases
-    from ..run.launch import check_ranks, mpiexec_backend
-    from .sweep import int_values
-
     ps = int_values("ps", ps, lo=1)
     for p in ps:
         check_ranks(p)

@@ -2,12 +2,11 @@
 import sys
 
 from .build import build
+from ..errors import TuwvizError
 
 
 def main() -> int:
     """Build the library and print its path."""
-    from ..errors import TuwvizError
-
     try:
         print(build())
     except TuwvizError as exc:

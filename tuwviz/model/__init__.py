@@ -42,6 +42,7 @@ from . import allgather, allgatherv, gatherv, reduce, scatterv
 from .program import (Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv, Waitall,
                       paused_gc)
 from .simulate import Message, SimResult, simulate
+from .topology.ring import allgatherv_block_elems
 
 __all__ = [
     "MIN_REPORT_WIDTH",
@@ -90,9 +91,6 @@ def estimate_messages(collective: str, algorithm: str, problem: Problem, **param
     if key == ("allgatherv", "ring"):
         return p * (p - 1)
     if key == ("allgatherv", "pipelined"):
-        from ..params import DEFAULT_ALPHA, DEFAULT_BETA
-        from .topology.ring import allgatherv_block_elems
-
         b_el = allgatherv_block_elems(p, problem.counts, problem.itemsize,
                                       int(params.get("block_bytes") or 0),
                                       float(params.get("alpha") or DEFAULT_ALPHA),

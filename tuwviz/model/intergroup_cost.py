@@ -38,6 +38,8 @@ from dataclasses import dataclass
 
 from ..problems import Problem, make_problem
 from .intergroup import groups_ab
+from . import schedule, simulate
+from .. import frames
 
 __all__ = [
     "SETTINGS",
@@ -269,8 +271,6 @@ def improvement(problem: Problem, alpha: float = 0.0, beta: float = 1e-9,
     >>> round(improvement(setting_problem(1, 64, 4096)), 2)
     6.84
     """
-    from . import schedule, simulate
-
     old = simulate(schedule(problem.collective, "root_gathering", problem), alpha, beta).time
     t = simulate(schedule(problem.collective, new, problem), alpha, beta).time
     return old / t if t else math.nan
@@ -330,8 +330,6 @@ def settings_table(ns=(64, 256), b: int = 16384, b_small: int = 64):
     >>> int(t.loc[0, "setting"]), float(t.loc[0, "Eq. (5)"]), list(t.columns)[-1]
     (1, 7.0, 'model, 64 processes')
     """
-    from ..frames import FullFrame
-
     rows = []
     for s, setting in SETTINGS.items():
         row = {"setting": s, "what": setting.text,
@@ -340,7 +338,7 @@ def settings_table(ns=(64, 256), b: int = 16384, b_small: int = 64):
             pr = setting_problem(s, n, b_small if s in (6, 8) else b)
             row[f"model, {n} processes"] = round(improvement(pr, alpha=0.0, beta=1.0), 2)
         rows.append(row)
-    return FullFrame(rows)
+    return frames.FullFrame(rows)
 
 
 def _problem_of_size(setting: int, n: int, size: int, datatype: str = "int") -> Problem:

@@ -38,8 +38,13 @@ from typing import Callable
 from .. import config
 from . import reaper
 from ..errors import RankFailure, TuwvizError
-from .launch import SILENT_LIMIT, STALL_LIMIT, TIMED_MODES, check_ranks, check_stall_limit
+from .launch import (SILENT_LIMIT, STALL_LIMIT, TIMED_MODES, check_ranks, check_stall_limit,
+                     describe_case, find_mpiexec)
 from .launch import local_mpi_command, loopback_env, mpi_env, record_launch, start_with_retries
+from .. import kernels
+from . import watch
+from .metadata import run_metadata
+from .runner import rank_info, run_case
 from .watch import RankWatch
 
 __all__ = ["Engines", "free_cores"]
@@ -78,11 +83,10 @@ def free_cores() -> int:
     return os.cpu_count() or 1
 
 
+# The _engine_* functions run on the engines (ipyparallel sends them by reference); mpi4py
+# is imported inside them because importing it starts MPI, which the driver must not do.
 def _engine_info():
     from mpi4py import MPI
-
-    from tuwviz.run import watch
-    from tuwviz.run.runner import rank_info
 
     watch.connect(MPI.COMM_WORLD.rank)
     return rank_info(MPI.COMM_WORLD)
@@ -90,9 +94,6 @@ def _engine_info():
 
 def _engine_run_case(case):
     from mpi4py import MPI
-
-    from tuwviz import kernels
-    from tuwviz.run.runner import run_case
 
     with kernels.pinned():
         return run_case(MPI.COMM_WORLD, case)
@@ -106,9 +107,6 @@ def _engine_run_cases(cases, first):
     names the case and keeps the results before it."""
     from ipyparallel.datapub import publish_data
     from mpi4py import MPI
-
-    from tuwviz import kernels
-    from tuwviz.run.runner import run_case
 
     results = []
     timed = any(case.get("mode") in TIMED_MODES for case in cases)
@@ -374,8 +372,6 @@ class Engines:
     @property
     def oversubscribed(self) -> bool:
         """True if more engines run than the machine has cores."""
-        from .metadata import run_metadata
-
         return run_metadata(self.rank_infos(), "cluster")["oversubscribed"]
 
     # -- running ---------------------------------------------------------------------------
@@ -493,7 +489,6 @@ class Engines:
             raise ValueError(f"cases need {nranks} ranks but the cluster has {self.n} engines")
         if on_start is not None:
             on_start(self.rank_infos(nranks))
-        from .launch import describe_case
 
         i = 0
         while i < len(cases):
@@ -575,6 +570,4 @@ def _died(exc) -> bool:
 
 
 def _mpiexec() -> str:
-    from .launch import find_mpiexec
-
     return find_mpiexec()

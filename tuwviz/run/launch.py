@@ -34,6 +34,7 @@ from ..errors import MPINotFoundError, RankFailure, TimeLimitExceeded, TuwvizErr
 from ..problems import case_ranks
 from .watch import RankWatch
 from .worker import PREFIX
+from ..params import label
 
 __all__ = ["Backend", "STALL_LIMIT", "STARTUP_ATTEMPTS", "THREAD_LEVEL", "check_ranks", "check_stall_limit", "describe_case",
            "find_mpiexec", "key_lines",
@@ -540,8 +541,6 @@ def _fatal_how(name: str | None) -> str | None:
 
 def describe_case(case: dict, index: int | None = None, of: int | None = None) -> dict:
     """A case in the user's terms (see :class:`~tuwviz.errors.RankFailure` ``case``)."""
-    from ..params import label
-
     pr = case["problem"]
     if case.get("mode") == "calibrate":  # not a collective: what was being timed
         info = {"mode": "calibrate", "p": pr["p"], "what": case["what"],

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from ..problems import Problem
-from .launch import Backend
+from .launch import Backend, mpiexec_backend
 
 __all__ = ["trace", "trace_cases"]
 
@@ -59,8 +59,6 @@ def trace(problems: Iterable[Problem], algorithm: str | Sequence[str],
     RankFailure
         If a rank crashes or the kernel hangs (the case is named).
     """
-    from .launch import mpiexec_backend
-
     problems = list(problems)
     cases = trace_cases(problems, algorithm, params)
     if not cases:

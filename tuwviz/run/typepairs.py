@@ -222,7 +222,6 @@ def null_args(coll: str, in_place: bool, rank: int, root: int, t: int, op: int) 
     rooted = collective(coll).rooted
     place = in_place and (rank == root or not rooted)
     if place:
-        from .. import kernels
         from mpi4py import MPI
 
         none = kernels.comm_handle(MPI.DATATYPE_NULL)

@@ -16,6 +16,11 @@ import os
 import sys
 import time
 
+from .. import kernels
+from . import watch
+from ..problems import case_ranks
+from .runner import rank_info, run_case
+
 PREFIX = "TUWVIZ "
 
 
@@ -46,11 +51,6 @@ def quiet_barrier(comm, poll: float = 0.001) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     from mpi4py import MPI
-
-    from .. import kernels
-    from . import watch
-    from ..problems import case_ranks
-    from .runner import rank_info, run_case
 
     world = MPI.COMM_WORLD
     watch.connect(world.rank)

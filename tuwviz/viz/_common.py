@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Sequence
 
+from ..model.program import Send, SendRecv
+
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     from bokeh.model import Model
     from bokeh.models import ColumnDataSource
@@ -172,8 +174,6 @@ def data_direction(schedule: "Schedule", child: int, parent: int) -> bool:
 
 def _data_sends(schedule: "Schedule", rank: int) -> list[tuple[int, int]]:
     """(peer, nbytes) of every data send of `rank`."""
-    from ..model.program import Send, SendRecv
-
     out = []
     for op in schedule.programs[rank]:
         if type(op) is Send and op.kind == "data":
@@ -185,8 +185,6 @@ def _data_sends(schedule: "Schedule", rank: int) -> list[tuple[int, int]]:
 
 def sent_bytes(schedule: "Schedule", src: int, dst: int, kind: str = "data") -> int:
     """Total bytes `src` sends to `dst` in messages of `kind`."""
-    from ..model.program import Send, SendRecv
-
     total = 0
     for op in schedule.programs[src]:
         if type(op) is Send and op.peer == dst and op.kind == kind:

@@ -40,6 +40,8 @@ from ._common import (
     shorten,
     tree_layout,
 )
+from ..model.simulate import simulate
+from .graph import _MAX_LABELLED, _blank_figure, _title
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     from bokeh.model import Model
@@ -125,8 +127,6 @@ def animation_frames(schedule: "Schedule", result: "SimResult | None" = None,
         rank received in this step) and ``active`` (ranks sending or receiving in it).
     """
     if result is None:
-        from ..model.simulate import simulate
-
         result = simulate(schedule, alpha, beta)
     steps = schedule.holdings(result)
     frames = []
@@ -201,8 +201,6 @@ def animate_schedule(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0
     from bokeh.models import Button, ColumnDataSource, CustomJS, Div, Slider
 
     if result is None:
-        from ..model.simulate import simulate
-
         result = simulate(schedule, alpha, beta)
     nsteps = len({m.start for m in result.messages}) + 1
     if nsteps * schedule.p > MAX_FRAME_CELLS:
@@ -373,8 +371,6 @@ def _cell_columns(schedule, frame0, nblocks: int) -> dict[str, list]:
 # -- figures ----------------------------------------------------------------------------------
 def _graph_figure(schedule, pos, nodes, msgs, current, done, title):
     from bokeh.models import Arrow, Circle, HoverTool, LabelSet, Segment, VeeHead
-
-    from .graph import _MAX_LABELLED, _blank_figure, _title
 
     fig = _blank_figure(pos, {}, title or _title(schedule), None, None, below_px=52)
     seg = dict(x0="x0", y0="y0", x1="x1", y1="y1")

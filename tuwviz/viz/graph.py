@@ -61,6 +61,7 @@ from ._common import (
     sources,
     tree_layout,
 )
+from ..model.program import Send, SendRecv
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     import networkx as nx
@@ -310,8 +311,6 @@ def _add_exchanges(g, schedule: "Schedule") -> None:
 def _exchanges_from_messages(schedule: "Schedule") -> list[tuple[int, int, int]]:
     """(iteration, a, b) for ranks exchanging ``"exchange"`` messages; the iteration is
     the position of the exchange in the lower rank's program."""
-    from ..model.program import Send, SendRecv
-
     seen: dict[tuple[int, int], int] = {}
     for rank, program in enumerate(schedule.programs):
         k = 0
@@ -327,8 +326,6 @@ def _exchanges_from_messages(schedule: "Schedule") -> list[tuple[int, int, int]]
 
 def _add_messages(g, schedule: "Schedule", kinds: tuple[str, ...] | None = None) -> None:
     """One edge per (src, dst, kind) of the programs' sends; two-way exchanges as one."""
-    from ..model.program import Send, SendRecv
-
     total: dict[tuple[int, int, str], list[int]] = defaultdict(lambda: [0, 0])
     for src, program in enumerate(schedule.programs):
         for op in program:
@@ -357,8 +354,6 @@ def _add_messages(g, schedule: "Schedule", kinds: tuple[str, ...] | None = None)
 
 
 def _count(schedule: "Schedule", src: int, dst: int, kind: str) -> int:
-    from ..model.program import Send, SendRecv
-
     n = 0
     for op in schedule.programs[src]:
         if type(op) is Send and op.peer == dst and op.kind == kind:

@@ -33,8 +33,9 @@ import math
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..model.intergroup import groups_ab
-from ._common import ACTIVE_COLOR, NODE_COLOR, player_row
+from ._common import ACTIVE_COLOR, player_row
 from .animation import _PLAY_JS
+from ..model.simulate import simulate
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     from bokeh.model import Model
@@ -129,8 +130,6 @@ def intergroup_frames(schedule: "Schedule", trace: Sequence[Sequence[dict]] | No
     ValueError
         For another schedule, too many processes, or a trace that differs from it.
     """
-    from ..model.simulate import simulate
-
     _check(schedule, "intergroup_frames")
     if trace is not None and not schedule.matches_trace([list(t) for t in trace]):
         bad = next((r for r in range(schedule.p)

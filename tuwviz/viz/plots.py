@@ -35,6 +35,9 @@ from typing import TYPE_CHECKING, Iterator
 
 # the caption of measured rows: where they were measured (kept importable from here)
 from ..run.metadata import META_COLUMNS, measured_where
+from ..report import size_label
+from ..analysis.performance import latex_rows
+from ._common import NOTEBOOK_WIDTH
 
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
     import pandas as pd
@@ -328,8 +331,6 @@ def ratio_box_figure(samples: "pd.DataFrame", root: int, where: str = "",
     from bokeh.models import ColumnDataSource, FactorRange, Span, Title
     from bokeh.plotting import figure
 
-    from ..report import size_label
-
     rows = samples[samples["root"] == root]
     if rows.empty:
         raise ValueError(f"ratio_box_figure: no samples for root {root}")
@@ -364,8 +365,6 @@ def save_performance(perf: "Performance", directory: str | os.PathLike,
     ``STEM_samples.csv``, ``STEM.tex`` (the report's table rows) and ``STEM.html``
     (:func:`performance_layout`, BokehJS inline, opens offline) to `directory`; return the
     four paths."""
-    from ..analysis.performance import latex_rows
-
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{stem}{ext}" for ext in (".csv", "_samples.csv", ".tex", ".html")]
@@ -482,7 +481,6 @@ def time_vs_count_figure(df: "pd.DataFrame", *, y: str | None = None,
     df = _prepared(df, _needed(df, ["algorithm", "b", y]), "time_vs_count_figure")
     groups = [df] if "distribution" not in df.columns or df["distribution"].nunique() <= 1 \
         else [rows for _, rows in df.groupby("distribution", sort=False)]
-    from ._common import NOTEBOOK_WIDTH
 
     figs = []
     for rows in groups:

@@ -40,6 +40,9 @@ from ..model.meta import PipelinedRingMeta, RingMeta
 from ._common import (ACTIVE_COLOR, KIND_COLORS, NODE_COLOR, NODE_RADIUS, circular_layout, fit_row,
                       player_row, shorten)
 from .animation import _PLAY_JS, CELL_COLORS
+from ..model.program import Send, SendRecv
+from .graph import _blank_figure
+from ..model.simulate import simulate
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     from bokeh.model import Model
@@ -140,8 +143,6 @@ def _pipelined_info(schedule: "Schedule", order: list[int]) -> _Ring:
 
 def _linear_info(schedule: "Schedule", order: list[int]) -> _Ring:
     """The linear ring as pieces: one per process, its whole block, numbered in ring order."""
-    from ..model.program import Send, SendRecv
-
     nbytes = [schedule.problem.nbytes(r) for r in order]
     position = {r: k for k, r in enumerate(order)}
     transfers = []
@@ -408,8 +409,6 @@ def ring_figure(schedule: "Schedule", *, title: str | None = None, width: int | 
     """
     from bokeh.models import ColumnDataSource
 
-    from .graph import _blank_figure
-
     info = _ring_info(schedule, "ring_figure")
     xy = _positions(schedule.p)
     nodes_src = ColumnDataSource(_node_columns(schedule, info, xy, nodes), name="nodes")
@@ -504,13 +503,9 @@ def animate_ring(schedule: "Schedule", alpha: float = 1.0, beta: float = 0.0, *,
     from bokeh.layouts import column
     from bokeh.models import Button, ColumnDataSource, CustomJS, Div, Slider
 
-    from .graph import _blank_figure
-
     info = _ring_info(schedule, "animate_ring")
     _check_size(info, schedule.p, "animate_ring")
     if result is None:
-        from ..model.simulate import simulate
-
         result = simulate(schedule, alpha, beta)
     frames = ring_frames(schedule, result)
     xy = _positions(schedule.p)

@@ -30,13 +30,15 @@ import bisect
 from collections import defaultdict
 from typing import TYPE_CHECKING, Sequence
 
+from ..model.program import Compute, Recv, Send, SendRecv
+from ..model.simulate import SimResult
+
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     import pandas as pd
     from bokeh.model import Model
     from bokeh.plotting import figure as Figure
 
     from ..model.program import Schedule
-    from ..model.simulate import SimResult
 
 __all__ = ["BAR_COLORS", "comm_idle_figure", "compare_timelines", "idle_summary",
            "idle_times", "sim_events", "timeline_figure", "trace_bars"]
@@ -96,8 +98,6 @@ def sim_events(result: "SimResult", schedule: "Schedule | None" = None) -> list[
 
 
 def _events_from_programs(result: "SimResult", schedule: "Schedule") -> list[list[dict]]:
-    from ..model.program import Compute, Recv, Send, SendRecv
-
     by_pair: dict[tuple[int, int], list] = defaultdict(list)
     for m in result.messages:  # sorted by start: per pair, in FIFO order
         by_pair[m.src, m.dst].append(m)
@@ -137,8 +137,6 @@ def _event(rank: int, peer: int, d: str, m, post: float, end: float) -> dict:
 
 def _per_rank(events) -> list[list[dict]]:
     """Accept per-rank lists, a flat list of events, or a SimResult."""
-    from ..model.simulate import SimResult
-
     if isinstance(events, SimResult):
         return sim_events(events)
     events = list(events)
@@ -302,8 +300,6 @@ def timeline_figure(events: "Sequence | SimResult", *, schedule: "Schedule | Non
     from bokeh.models import CDSView, ColumnDataSource, GroupFilter, HoverTool, LabelSet
     from bokeh.plotting import figure
 
-    from ..model.simulate import SimResult
-
     if isinstance(events, SimResult):
         events = sim_events(events, schedule)
     per_rank = _per_rank(events)
@@ -352,16 +348,12 @@ def timeline_figure(events: "Sequence | SimResult", *, schedule: "Schedule | Non
 # -- several algorithms (Träff et al. 2010, Figures 7 right and 8) ---------------------------
 def _as_events(value) -> list[list[dict]]:
     """Per-rank events of a trace, a SimResult, or a (SimResult, Schedule) pair."""
-    from ..model.simulate import SimResult
-
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], SimResult):
         return sim_events(value[0], value[1])
     return _per_rank(value)
 
 
 def _is_model(value) -> bool:
-    from ..model.simulate import SimResult
-
     return isinstance(value, SimResult) or (isinstance(value, tuple) and bool(value)
                                             and isinstance(value[0], SimResult))
 

@@ -20,7 +20,7 @@ from ..model.program import ScheduleError
 from .animation import animate_schedule
 from .circulant import CIRCULANT_ALGORITHMS, animate_circulant
 from .graph import gather_tree_figure, schedule_figure
-from .plots import show
+from .plots import show, use_inline
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     import ipywidgets
@@ -107,8 +107,6 @@ class ScheduleExplorer:
         for control in (self.algorithm, self.distribution, self.p, self.root, self.b):
             control.observe(self._changed, names="value")
         if display:
-            from .plots import use_inline
-
             use_inline()  # BokehJS in the cell's own output, not inside the Output widget
         self.update()
 

@@ -37,6 +37,7 @@ from .data import GUIDELINES, PAPERS, algorithm_title
 from .evaluate import evaluate
 from .load import load_results
 from .tables import HTML_TABLE_STYLE, breakable
+from ...report import text_table
 
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
     import pandas as pd
@@ -125,8 +126,6 @@ class ConsistencyTable:
         return out or ["no guideline is violated beyond the run's noise"]
 
     def to_text(self) -> str:
-        from ...report import text_table
-
         out = [self.caption]
         cols = ["family", "p", "m", "lhs", "rhs", "factor", "verdict"]
         for key in dict.fromkeys(r["guideline"] for r in self.rows):

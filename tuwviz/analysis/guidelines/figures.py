@@ -27,6 +27,7 @@ from .evaluate import evaluate
 from .load import load_results
 from .rows import _DIST_ORDER, _select
 from .tables import GuidelineTable
+from ...errors import OutputPathError
 
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
     import pandas as pd
@@ -203,7 +204,5 @@ def save_page(path: str | os.PathLike,
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(html, encoding="utf-8")
     except OSError as exc:
-        from ...errors import OutputPathError
-
         raise OutputPathError(f"{path}: cannot write: {exc.strerror or exc}") from None
     return path

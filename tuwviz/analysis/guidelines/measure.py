@@ -25,6 +25,8 @@ from ...errors import TuwvizError
 from .data import Guideline
 from .load import load_results
 from .rows import _Need, _select, _walk
+from ...experiments.bench import ROW_FIELDS, bench
+from ...problems import check_int
 
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
     import pandas as pd
@@ -179,10 +181,6 @@ def measure_missing(
         with another MPI library than this machine's, or with another seed).
     """
     import pandas as pd
-
-    from ...experiments.bench import ROW_FIELDS, bench
-
-    from ...problems import check_int
 
     reps = None if reps is None else check_int("reps", reps, lo=1)
     warmup = None if warmup is None else check_int("warmup", warmup, lo=0)

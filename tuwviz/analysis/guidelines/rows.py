@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 from ...collectives import collective as collective_info
 from .data import CONDITIONS, GUIDELINES, SAME, SIZES, Guideline, Operation
 from .load import _INT_COLUMNS
+from ...problems import make_problem
+from ...table import load_table
 
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
     import pandas as pd
@@ -85,7 +87,6 @@ def _need(op: Operation, pr: _Problem, algorithm: str) -> _Need:
                 mpi_library=pr.mpi_library)
     if size.distribution is not None:  # named counts, e.g. all in process 0's block
         b = size.block(pr.p, pr.block)
-        from ...problems import make_problem
         counts = make_problem(info.name, pr.p, size.distribution, b).counts
         return _Need(**base, distribution=size.distribution, b=b, m=sum(counts),
                      m_prime=pr.p * max(counts))
@@ -179,8 +180,6 @@ def _subject_algorithms(df: "pd.DataFrame", coll: str, algorithms: Iterable[str]
 def _walk(df: "pd.DataFrame", guidelines: list[Guideline], algorithms: Iterable[str] | None,
           on_missing: Callable[[_Need, Guideline, "pd.Series"], None]) -> Iterator[tuple]:
     """Yield (guideline, problem, algorithm, lhs rows, rhs rows) with every row found."""
-    from ...table import load_table
-
     index = _Index(df)
     table = load_table()
 
