@@ -5,7 +5,8 @@
 #   make test-full  the same, plus the exhaustive sweeps (every p up to 17, every root)
 #
 # Everything lands in $(VENV) and build/; nothing is installed system-wide except
-# Chromium for the browser tests (`make browser`, via apt-get).
+# Chromium for the browser tests (`make browser`) and SimGrid for the simulated runs
+# (`make simgrid`), via apt-get.
 
 VENV        ?= .venv
 PYTHON      ?= python3
@@ -22,7 +23,7 @@ TEST_HOME   = $(CURDIR)/build/home
 ACTIVATE    = PATH="$(abspath $(VENV))/bin:$$PATH"
 
 .DEFAULT_GOAL := help
-.PHONY: help setup kernels lab test test-full browser clean
+.PHONY: help setup kernels lab test test-full browser simgrid clean
 
 help: ## list the targets
 	@echo "tuwviz make targets:"
@@ -55,31 +56,41 @@ test test-full: export JUPYTER_CONFIG_DIR := $(TEST_HOME)/jupyter/config
 test test-full: export JUPYTER_DATA_DIR := $(TEST_HOME)/jupyter/data
 test test-full: export JUPYTER_RUNTIME_DIR := $(TEST_HOME)/jupyter/runtime
 
-test: $(STAMP) browser ## set up, then run the test suite, p and roots sampled (PYTEST_ARGS=... to narrow)
+test: $(STAMP) browser simgrid ## set up, then run the test suite, p and roots sampled (PYTEST_ARGS=... to narrow)
 	@mkdir -p "$(IPYTHONDIR)" "$(JUPYTER_CONFIG_DIR)" "$(JUPYTER_DATA_DIR)" "$(JUPYTER_RUNTIME_DIR)"
 	$(ACTIVATE) $(PY) -m pytest --durations=15 --timeout=600 $(PYTEST_ARGS)
 
-test-full: $(STAMP) browser ## everything in `make test` plus the exhaustive sweeps (run before resolving)
+test-full: $(STAMP) browser simgrid ## everything in `make test` plus the exhaustive sweeps (run before resolving)
 	@mkdir -p "$(IPYTHONDIR)" "$(JUPYTER_CONFIG_DIR)" "$(JUPYTER_DATA_DIR)" "$(JUPYTER_RUNTIME_DIR)"
 	$(ACTIVATE) $(PY) -m pytest --durations=15 -m "full or not full" $(PYTEST_ARGS)
 
-# Playwright drives Debian's Chromium (no browser download is possible here, so never
-# `playwright install`). Installed only when missing; without apt-get or root/sudo this
-# warns and goes on, except under CI (CI set), where a missing browser is an error.
-browser: ## install Chromium for the browser tests with apt-get, if missing
-	@if [ -x "$(CHROMIUM)" ]; then exit 0; fi; \
-	fail() { echo "make browser: $$1" >&2; \
+# System packages the tests need, installed with apt-get only when missing.  Without
+# apt-get or root/sudo this warns and goes on, except under CI (CI set), where a missing
+# package is an error.  $(call apt_install,PRESENT-TEST,PACKAGE,WHAT)
+define apt_install
+	@if $(1); then exit 0; fi; \
+	fail() { echo "make: $$1" >&2; \
 	    if [ -n "$$CI" ]; then exit 1; fi; \
-	    echo "make browser: continuing; tests that need a browser will not pass" >&2; exit 0; }; \
+	    echo "make: continuing; tests that need $(3) will not pass" >&2; exit 0; }; \
 	command -v apt-get >/dev/null 2>&1 || \
-	    fail "$(CHROMIUM) is missing and apt-get is not available: install Chromium yourself"; \
+	    fail "$(3) is missing and apt-get is not available: install $(2) yourself"; \
 	if [ "$$(id -u)" = 0 ]; then SUDO=; \
 	elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; \
-	else fail "$(CHROMIUM) is missing; installing it needs root or sudo"; fi; \
-	echo "make browser: installing Chromium with apt-get (a few minutes, once)"; \
+	else fail "$(3) is missing; installing $(2) needs root or sudo"; fi; \
+	echo "make: installing $(2) with apt-get for $(3) (a few minutes, once)"; \
 	$$SUDO apt-get update && \
-	    $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || \
-	    fail "apt-get could not install chromium"
+	    $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $(2) || \
+	    fail "apt-get could not install $(2)"
+endef
+
+# Playwright drives Debian's Chromium (no browser download is possible here, so never
+# `playwright install`).
+browser: ## install Chromium for the browser tests with apt-get, if missing
+	$(call apt_install,[ -x "$(CHROMIUM)" ],chromium,a browser)
+
+# SimGrid's SMPI (smpicc, smpirun) runs the kernels on simulated platforms (--backend smpi).
+simgrid: ## install SimGrid (libsimgrid-dev) for the simulated runs with apt-get, if missing
+	$(call apt_install,command -v smpirun >/dev/null 2>&1,libsimgrid-dev,SimGrid SMPI)
 
 clean: ## remove build/ and .venv
 	rm -rf build $(VENV) tuwviz.egg-info

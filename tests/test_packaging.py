@@ -251,7 +251,7 @@ def test_makefile_targets():
     )
     help_ = run("help")
     assert help_.returncode == 0, help_.stderr
-    for target in ("setup", "kernels", "lab", "test", "browser", "clean"):
+    for target in ("setup", "kernels", "lab", "test", "browser", "simgrid", "clean"):
         assert re.search(rf"make {target}\b", help_.stdout), f"make help lacks {target}"
     # A dry run of the test target, with a venv that cannot exist: shows the whole recipe.
     dry = run("-n", "test", "VENV=/nonexistent/venv")
@@ -261,4 +261,7 @@ def test_makefile_targets():
     assert "-m pytest" in dry.stdout
     browser = run("-n", "browser", "CHROMIUM=/nonexistent/chromium")
     assert "apt-get install -y chromium" in browser.stdout
+    simgrid = run("-n", "simgrid")
+    assert "apt-get install -y libsimgrid-dev" in simgrid.stdout
+    assert re.search(r"^test: .*\bbrowser simgrid\b", (ROOT / "Makefile").read_text(), re.M)
     assert "playwright install" not in dry.stdout

@@ -25,12 +25,12 @@ Each package imports only those below it (``tests/test_architecture.py`` checks 
 ``viz``          drawings, animations, plots and pages
 ``analysis``     fits, verdicts, optimality, the papers' guidelines
 ``experiments``  verify, bench, calibrate, the circulant study
-``run``          MPI ranks: mpiexec jobs, ipyparallel engines, traces
+``run``          MPI ranks: mpiexec jobs, ipyparallel engines, SimGrid SMPI, traces
 ``kernels``      the C kernels built and loaded
 ``model``        schedules and the alpha-beta-gamma simulator
 ``table``        the algorithm table and its parameters (``params``)
 foundation       ``errors``, ``collectives``, ``problems``, ``frames``, ``report``,
-                 ``config``, ``_version``
+                 ``config``, ``procfs``, ``platforms``, ``_version``
 ===============  ========================================================================
 """
 from ._version import __version__

@@ -202,9 +202,12 @@ def test_each_command_is_one_module_and_all_are_registered():
     for name, module in COMMANDS.items():
         assert module.__name__ == f"tuwviz.cli.main_{name}"
         assert set(module.__all__) == {"configure_parser", "execute"}
-    # the order of `tuwviz --help`
+    # the order of `tuwviz --help`; an alias names a command too (`tuwviz platform`)
+    from tuwviz.cli.entry import ALIASES
+
     subparsers = next(a for a in build_parser()._actions if a.dest == "command").choices
-    assert list(subparsers) == list(COMMANDS)
+    assert [ALIASES.get(n, n) for n in subparsers if n not in ALIASES] == list(COMMANDS)
+    assert {n: ALIASES[n] for n in subparsers if n in ALIASES} == ALIASES
 
 
 def test_the_parser_loads_none_of_the_heavy_libraries():

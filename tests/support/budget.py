@@ -11,13 +11,14 @@ count     lines it sums
 launches  ``mpiexec n`` and ``cluster n``: MPI jobs and ipyparallel clusters
 ranks     the ``n`` of those: ranks started
 verify    ``verify n``: cases run by tuwviz verify (the grader's too)
+simulations ``smpi n``: SimGrid SMPI runs (all ranks simulated in one process)
 notebooks ``notebook 1``: notebook executions, headless or in JupyterLab
 pages     ``page 1``: browser pages opened (headless Chromium)
 ========= ==========================================================================
 
 The kinds are ``jupyterlab`` (it used a JupyterLab server), ``notebooks`` (it executed one
-headless), ``browser``, ``engines`` (an ipyparallel cluster), ``mpi`` (mpiexec jobs) and
-``python`` (none of these).  At the end the session prints the per-module and per-kind
+headless), ``browser``, ``engines`` (an ipyparallel cluster), ``mpi`` (mpiexec jobs),
+``simulated`` (SimGrid SMPI runs) and ``python`` (none of these).  At the end the session prints the per-module and per-kind
 tables, the slowest first, and writes every test's row to ``build/test-times.csv``.
 
 **The budget.**  Time is noisy here (the host pauses this machine now and then), so it is
@@ -45,6 +46,7 @@ COUNTS = {
     "launches": (("mpiexec", "cluster"), "MPI launches: mpiexec jobs and ipyparallel clusters"),
     "ranks": (("mpiexec", "cluster"), "ranks started, summed over the launches"),
     "verify": (("verify",), "verify cases run (tuwviz verify and the grader)"),
+    "simulations": (("smpi",), "SimGrid SMPI runs (simulated ranks in one process)"),
     "notebooks": (("notebook",), "notebook executions, headless or in JupyterLab"),
     "pages": (("page",), "browser pages opened"),
 }
@@ -88,7 +90,7 @@ def _counts(lines: list[str]) -> dict[str, int]:
             continue
         for name, (kinds, _) in COUNTS.items():
             if parts[0] in kinds:
-                out[name] += 1 if name == "launches" else int(parts[1])
+                out[name] += 1 if name in ("launches", "simulations") else int(parts[1])
     return out
 
 
@@ -104,6 +106,8 @@ def _kind(item, lines: list[str]) -> str:
         return "engines"
     if "mpiexec" in started:
         return "mpi"
+    if "smpi" in started:
+        return "simulated"
     return "python"
 
 

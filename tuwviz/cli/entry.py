@@ -14,7 +14,7 @@ import sys
 
 from ..errors import TuwvizError
 from . import (main_assignment, main_bench, main_calibrate, main_grade, main_guidelines,
-               main_lab, main_list, main_model, main_verify)
+               main_lab, main_list, main_model, main_platforms, main_verify)
 from .options import Parser
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -35,6 +35,10 @@ examples:
   tuwviz calibrate --np 2,8                          # this machine's alpha, beta, gamma
   tuwviz model allgatherv --np 8 --dist broadcast --b 1048576 --calibrated
   tuwviz guidelines r.csv --html r.html
+  tuwviz platforms                                  # the papers' machines, simulated by SimGrid
+  tuwviz verify --platform gatherv-ib36 --np 64,576 --collective gatherv
+  tuwviz bench allgatherv --platform anl-gige --np 96 --dist broadcast --b 100000 \\
+      --algorithms native,ring,pipelined
   tuwviz model gatherv linear --np 8 --dist random --b 100 --json
   tuwviz lab
   tuwviz assignment new gather-scatter my_work      # a course workspace to edit
@@ -44,7 +48,10 @@ examples:
 #: Subcommand name -> its module, in the order of ``tuwviz --help``.
 COMMANDS = {"list": main_list, "verify": main_verify, "bench": main_bench,
             "calibrate": main_calibrate, "guidelines": main_guidelines, "model": main_model,
-            "assignment": main_assignment, "grade": main_grade, "lab": main_lab}
+            "platforms": main_platforms, "assignment": main_assignment, "grade": main_grade,
+            "lab": main_lab}
+#: Other names of a subcommand (``tuwviz platform calibrate`` reads better than platforms).
+ALIASES = {"platform": "platforms"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     # would die on the spot, leaving mpiexec, ranks and temporary files behind
     previous = {sig: signal.signal(sig, _terminate) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        return COMMANDS[args.command].execute(args)
+        return COMMANDS[ALIASES.get(args.command, args.command)].execute(args)
     except (TuwvizError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1 if isinstance(exc, TuwvizError) else 2

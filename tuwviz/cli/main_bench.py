@@ -7,7 +7,8 @@ import argparse
 import sys
 
 from .options import (b_list, cost_type, distributions, int_type, json_option, name_list,
-                      np_list, np_or_groups, param_grid, params_help, stall_option)
+                      np_list, np_or_groups, param_grid, params_help, stall_option,
+                      backend_from, backend_options)
 
 __all__ = ["configure_parser", "execute"]
 
@@ -65,6 +66,7 @@ def configure_parser(sub) -> argparse.ArgumentParser:
                          "default: none)")
     sp.add_argument("--seed", type=int_type(0), default=0, help="seed for random sizes and data")
     stall_option(sp)
+    backend_options(sp)
     sp.add_argument("--statistic", choices=("slowest", "osu"), default="slowest",
                     help="how repetitions become a row: slowest (default) takes each "
                          "repetition's slowest rank, then min/median/mean/max over "
@@ -94,7 +96,8 @@ def execute(args) -> int:
     args.algorithms = "native" if args.algorithms is None else args.algorithms
     args.datatype = args.datatype or "int"
     # every argument is checked before anything is measured or written
-    ps, bs = np_or_groups(args, "4"), b_list(args.b)
+    backend = backend_from(args)
+    ps, bs = np_or_groups(args, "4", backend), b_list(args.b)
     b_b = b_list(args.b_b, "--b-b") if args.b_b is not None else None
     coll = collective(args.collective)
     if args.root is not None and not coll.rooted:
@@ -108,8 +111,9 @@ def execute(args) -> int:
                         args.warmup, args.time_limit, args.datatype, params,
                         op=args.op or default_op(args.datatype), max_time=args.max_time,
                         groups=args.groups, b_b=b_b, rounds=args.rounds,
-                        calibrated=not args.no_calibration, statistic=args.statistic)
-    for line in _cost_notes(cases, params, args.no_calibration):
+                        calibrated=not args.no_calibration, statistic=args.statistic,
+                        cost=_platform_cost(backend))
+    for line in _cost_notes(cases, params, args.no_calibration, backend):
         print(line, file=sys.stderr)
     if args.out:
         check_output(args.out, fields=row_fields(args.groups is not None))
@@ -121,6 +125,7 @@ def execute(args) -> int:
         progress=not args.no_progress and not args.json,
         stall_limit=args.stall_limit, max_time=args.max_time, groups=args.groups, b_b=b_b,
         rounds=args.rounds, calibrated=not args.no_calibration, statistic=args.statistic,
+        backend=backend,
     )
     if args.json:
         print(df.to_json(orient="records", indent=2))
@@ -138,7 +143,12 @@ def execute(args) -> int:
     return 0
 
 
-def _cost_notes(cases: list[dict], params: dict, off: bool) -> list[str]:
+def _platform_cost(backend) -> tuple[float, float] | None:
+    plat = getattr(backend, "platform", None)
+    return None if plat is None else (plat.inter_latency, 1.0 / plat.inter_bandwidth)
+
+
+def _cost_notes(cases: list[dict], params: dict, off: bool, backend=None) -> list[str]:
     """What Eq. (2)'s alpha, beta are in a bench run, per number of ranks: calibrated, or
     the defaults and how to calibrate (nothing when no algorithm uses them)."""
     from ..params import COST_PARAMS, uses_cost_model
@@ -156,10 +166,13 @@ def _cost_notes(cases: list[dict], params: dict, off: bool) -> list[str]:
         if not uses_cost_model(takes, given):  # alpha, beta in a case's params are calibration's
             continue
         n = case_ranks(c["problem"])
+        plat = getattr(backend, "platform", None)
         if "alpha" in (c.get("params") or {}):
             a, b = c["params"]["alpha"], c["params"]["beta"]
-            notes[n] = (f"{c['algorithm']}: Eq. (2) block size from this machine's calibration "
-                        f"of {n} ranks (alpha = {a:.3g} s, beta = {b:.3g} s/B)")
+            whose = (f"platform {plat.name}'s inter-node costs" if plat is not None
+                     else f"this machine's calibration of {n} ranks")
+            notes[n] = (f"{c['algorithm']}: Eq. (2) block size from {whose} "
+                        f"(alpha = {a:.3g} s, beta = {b:.3g} s/B)")
         elif off:
             notes[n] = (f"{c['algorithm']}: Eq. (2) block size from the defaults alpha = 1 us, "
                         f"beta = 1 ns/B (--no-calibration)")
@@ -172,12 +185,22 @@ def _cost_notes(cases: list[dict], params: dict, off: bool) -> list[str]:
 
 def _measured_line(df) -> None:
     first = df.iloc[0]
+    if first["backend"] == "smpi":
+        print(f"simulated: {first['mpi_library']}, platform {first['platform']}, "
+              f"{first['ranks']} ranks on host(s) {_hosts_short(first['hosts'])}, commit "
+              f"{first['git_commit']}")
+        return
     label = "oversubscribed" if first["oversubscribed"] else "not oversubscribed"
     print(f"measured: {first['mpi_library']}, {label}, heavy-yield={first['heavy_yield'] or 'unset'}, "
           f"host(s) {first['hosts']}, commit {first['git_commit']}")
     if first.get("statistic") == "osu":
         print("statistic osu: each rank's mean over repetitions, then min/median/mean/max over "
               "ranks (mean_us = OSU's Avg Latency)")
+
+
+def _hosts_short(hosts: str) -> str:
+    names = str(hosts).split(";")
+    return hosts if len(names) <= 4 else f"{len(names)} simulated nodes"
 
 
 def _bench_study(args) -> int:
@@ -203,7 +226,8 @@ def _bench_study(args) -> int:
     if given:
         raise ValueError(f"--study {args.study} chooses {given[0]} itself (the paper's "
                          f"settings); leave it out")
-    ps, bs = np_list(args.np if args.np is not None else "4"), b_list(args.b)
+    backend = backend_from(args)
+    ps, bs = np_list(args.np if args.np is not None else "4", backend=backend), b_list(args.b)
     study_cases(args.study, ps, bs, reps=args.reps, warmup=args.warmup,
                 time_limit=args.time_limit, max_time=args.max_time, seed=args.seed)
     if args.out:
@@ -212,7 +236,7 @@ def _bench_study(args) -> int:
     df = run_study(args.study, ps, bs, out=args.out, reps=args.reps, warmup=args.warmup,
                    time_limit=args.time_limit, max_time=args.max_time, seed=args.seed,
                    progress=not args.no_progress and not args.json,
-                   stall_limit=args.stall_limit)
+                   stall_limit=args.stall_limit, backend=backend)
     if args.json:
         print(df.to_json(orient="records", indent=2))
         return 0

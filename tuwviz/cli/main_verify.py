@@ -8,8 +8,8 @@ import json
 import sys
 
 from ..errors import TuwvizError
-from .options import (b_list, distributions, int_type, json_option, name_list, np_or_groups,
-                      stall_option)
+from .options import (b_list, backend_from, backend_options, distributions, int_type,
+                      json_option, name_list, np_or_groups, stall_option)
 
 __all__ = ["configure_parser", "execute"]
 
@@ -59,6 +59,7 @@ def configure_parser(sub) -> argparse.ArgumentParser:
                                   "that need a commutative one))")
     sp.add_argument("--seed", type=int_type(0), default=0, help="seed for random sizes and data")
     stall_option(sp)
+    backend_options(sp)
     json_option(sp)
     return sp
 
@@ -68,13 +69,15 @@ def execute(args) -> int:
     from ..experiments.verify import verify
 
     # verify() checks everything and builds every case before it starts any rank
-    ps, bs = np_or_groups(args, "1-9"), b_list(args.b)
+    backend = backend_from(args)
+    ps, bs = np_or_groups(args, "1-9", backend), b_list(args.b)
     roots = parse_roots(args.roots) if args.roots is not None else None
     colls, algs, dists = name_list(args.collective), name_list(args.algorithms), name_list(args.dist)
     try:
         report = verify(colls, algs, ps, dists, bs, roots, args.seed,
                         progress=not args.json and sys.stderr.isatty(), stall_limit=args.stall_limit,
-                        types=name_list(args.types), ops=name_list(args.ops), groups=args.groups)
+                        types=name_list(args.types), ops=name_list(args.ops), groups=args.groups,
+                        backend=backend)
     except TuwvizError as exc:
         report = getattr(exc, "report", None)
         if report is None or report.aborted is None:

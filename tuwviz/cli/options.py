@@ -139,20 +139,61 @@ def stall_option(sp) -> None:
                          f"for 30 s is named at once)")
 
 
-def np_list(text: str, name: str = "--np") -> list[int]:
-    """``--np`` of verify, bench and grade: at most the machine's rank limit, checked while
-    parsing (``1-10000000`` fails at once)."""
+def np_list(text: str, name: str = "--np", backend=None) -> list[int]:
+    """``--np`` of verify, bench and grade: at most the machine's rank limit (or, simulated,
+    the platform's cores), checked while parsing (``1-10000000`` fails at once)."""
     from ..experiments.sweep import parse_int_list
     from ..experiments.verify import RANKS_HINT
 
+    plat = getattr(backend, "platform", None)
+    if plat is not None:
+        return parse_int_list(text, name=name, lo=1, hi=plat.size,
+                              hint=f" ranks (platform {plat.name} has {plat.size} cores)")
     return parse_int_list(text, name=name, lo=1, hi=config.max_ranks(), hint=RANKS_HINT)
 
 
-def np_or_groups(args, default: str) -> list[int]:
+def np_or_groups(args, default: str, backend=None) -> list[int]:
     """The --np list (`default` if not given); an error if --groups is given too."""
     if args.groups is not None and args.np is not None:
         raise ValueError("give --np (one group) or --groups (two groups), not both")
-    return np_list(args.np if args.np is not None else default)
+    return np_list(args.np if args.np is not None else default, backend=backend)
+
+
+#: Where ranks run: real MPI ranks on this machine, or SimGrid's simulated ranks.
+BACKENDS = ("mpiexec", "smpi")
+
+
+def backend_options(sp) -> None:
+    """``--backend``, ``--platform``, ``--selector``: real ranks here, or simulated ones."""
+    sp.add_argument("--backend", choices=BACKENDS, default=None,
+                    help="where the ranks run: mpiexec (real MPI ranks on this machine, the "
+                         "default) or smpi (SimGrid's simulated ranks on --platform: the same "
+                         "C kernels, simulated time, SMPI's collectives as the library)")
+    sp.add_argument("--platform", metavar="NAME",
+                    help="the simulated machine for --backend smpi: a name 'tuwviz platforms' "
+                         "lists (the papers' clusters) or the path of a platform .toml file")
+    sp.add_argument("--selector", default=None, metavar="NAME",
+                    help="whose collective algorithms SMPI's library runs: mpich (default), "
+                         "ompi, mvapich2 or impi (recorded in the rows)")
+
+
+def backend_from(args):
+    """The SMPI backend the options ask for, or None for mpiexec (after checking that no
+    SMPI option was given without it)."""
+    backend = args.backend or ("smpi" if args.platform else "mpiexec")
+    if backend == "mpiexec":
+        if args.platform or args.selector:
+            raise ValueError("--platform and --selector are for --backend smpi")
+        return None
+    if not args.platform:
+        from ..platforms import platforms
+
+        raise ValueError(f"--backend smpi needs --platform: one of "
+                         f"{', '.join(sorted(platforms()))} (or a platform .toml file)")
+    from ..run.smpi import DEFAULT_SELECTOR, smpi_backend
+
+    return smpi_backend(args.platform, args.selector or DEFAULT_SELECTOR,
+                        stall_limit=getattr(args, "stall_limit", None))
 
 
 def b_list(text: str, name: str = "--b") -> list[int]:

@@ -96,7 +96,7 @@ ROW_FIELDS = [
     "reps", "warmup", "rounds", "statistic",
     "min_us", "median_us", "mean_us", "max_us", "ratio_to_native",
     "mpi_library", "mpi4py", "ranks", "hosts", "oversubscribed", "heavy_yield", "backend",
-    "date", "git_commit", "tuwviz",
+    "platform", "date", "git_commit", "tuwviz",
 ]
 
 #: Rounds in which :func:`bench` interleaves the algorithms of a problem by default.
@@ -166,16 +166,19 @@ class ResultWriter:
 
 
 def calibrated_params(collective_name: str, algorithm: str, params: dict, ranks: int,
-                      cache: dict | None = None) -> dict:
+                      cache: dict | None = None, cost: tuple[float, float] | None = None) -> dict:
     """`params` with this machine's calibrated ``alpha``/``beta`` for `ranks` ranks added,
     if the algorithm uses them (:func:`uses_cost_model`) and ``tuwviz calibrate`` has
     cached that layout; else `params`.
 
-    `cache` (a dict) keeps the lookups of one sweep.
+    `cache` (a dict) keeps the lookups of one sweep.  `cost` (alpha, beta) is used instead
+    of a calibration: a simulated platform's own numbers.
     """
     row = kernels.find_algorithm(collective_name, algorithm)
     if not uses_cost_model((q.name for q in row.params), params):
         return params
+    if cost is not None:
+        return {**params, "alpha": cost[0], "beta": cost[1]}
 
     cache = {} if cache is None else cache
     if ranks not in cache:
@@ -205,6 +208,7 @@ def bench_cases(
     rounds: int | None = 1,
     calibrated: bool = True,
     statistic: str = "slowest",
+    cost: tuple[float, float] | None = None,
 ) -> list[dict]:
     """Cases of a sweep, ``native`` first within each problem (so ratios can be formed).
 
@@ -231,8 +235,9 @@ def bench_cases(
     ran), where `time_limit` makes exceeding it an error.  With `calibrated`, algorithms
     whose defaults come from the cost model (the pipelined ring's Eq. (2) block size) get
     this machine's calibrated ``alpha``/``beta`` for their ranks, if cached
-    (:func:`calibrated_params`); the rows' ``params`` show them.  `statistic` is how
-    repetitions become a row (:func:`tuwviz.run.runner.summarize`): ``slowest`` or ``osu``.
+    (:func:`calibrated_params`), or `cost` (alpha, beta) if given (a simulated platform's);
+    the rows' ``params`` show them.  `statistic` is how repetitions become a row
+    (:func:`tuwviz.run.runner.summarize`): ``slowest`` or ``osu``.
     """
     info = collective(collective_name)
     coll = info.name
@@ -303,7 +308,7 @@ def bench_cases(
                 runs = [(alg, check_params(coll, alg, prm, p))
                         for alg in order for prm in expand(coll, alg, params)]
                 if calibrated:
-                    runs = [(alg, calibrated_params(coll, alg, prm, pr.size, looked_up))
+                    runs = [(alg, calibrated_params(coll, alg, prm, pr.size, looked_up, cost))
                             for alg, prm in runs]
                 if len(cases) + rounds * len(runs) > MAX_CASES:
                     raise ValueError(f"more than {MAX_CASES:,} cases: choose fewer p, b, "
@@ -474,8 +479,9 @@ def bench(
     calibrated : bool
         Give algorithms whose defaults come from the cost model (the pipelined ring's
         block size, Eq. (2)) this machine's ``alpha``/``beta`` from ``tuwviz calibrate``
-        for their number of ranks, when cached and not set in `params`; False: the C
-        defaults (1 µs, 1 ns/B).  The rows' ``params`` show the values used.
+        for their number of ranks, when cached and not set in `params` (on a simulated
+        platform, :class:`tuwviz.run.smpi.SmpiBackend`, the platform's inter-node ones);
+        False: the C defaults (1 µs, 1 ns/B).  The rows' ``params`` show the values used.
     statistic : str
         How the repetitions become a row's min/median/mean/max (``statistic`` column):
         ``slowest`` (default) takes each repetition's slowest rank, then statistics over
@@ -497,8 +503,9 @@ def bench(
         without one, bad reps/warm-up/time limit, or an `out` that cannot be written
         (:class:`~tuwviz.errors.OutputPathError`).
     """
+    plat = getattr(backend, "platform", None)  # simulated: the platform's own alpha, beta
+    cost = (plat.inter_latency, 1.0 / plat.inter_bandwidth) if plat is not None else None
     if backend is None:  # before building cases: range(1, 10**7) fails at once
-
         sizes = ([p + q for p, q in parse_groups(groups)] if groups is not None
                  else int_values("ps", ps, lo=1, hi=config.max_ranks(), hint=RANKS_HINT))
         for p in sizes:
@@ -507,7 +514,7 @@ def bench(
         backend_name = backend_name or "mpiexec"
     cases = bench_cases(collective_name, algorithms, ps, dists, bs, root, seed, reps, warmup,
                         time_limit, datatype, params, samples, op, max_time, groups, b_b,
-                        rounds, calibrated, statistic)
+                        rounds, calibrated, statistic, cost)
     return run_cases(cases, out=out, backend=backend, backend_name=backend_name,
                      progress=progress, samples=samples, desc=f"bench {collective_name}")
 
@@ -530,7 +537,8 @@ def run_cases(cases: list[dict], *, out: str | os.PathLike | None = None,
     native_median: dict = {}
     meta: dict = {}
     parts: dict = {}  # rounds of interleaved measurements so far
-    name = backend_name or ("mpiexec" if backend is None else "custom")
+    name = backend_name or getattr(backend, "columns", {}).get("backend") or (
+        "mpiexec" if backend is None else "custom")
 
     def on_start(rank_infos):
         meta.clear()

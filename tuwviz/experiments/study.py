@@ -117,7 +117,7 @@ def study_cases(name: str, ps: Iterable[int], bs: Iterable[int], *, reps: int = 
 def run_study(name: str, ps: Iterable[int], bs: Iterable[int], *,
               out: str | os.PathLike | None = None, reps: int = 75, warmup: int = 10,
               time_limit: float = 0.0, max_time: float = 0.0, seed: int = 0,
-              progress: bool = True, stall_limit: float | None = None):
+              progress: bool = True, stall_limit: float | None = None, backend=None):
     """Measure study `name` (one mpiexec run per p); rows as :func:`tuwviz.experiments.bench.bench`.
 
     Parameters
@@ -131,11 +131,16 @@ def run_study(name: str, ps: Iterable[int], bs: Iterable[int], *,
     reps, warmup, time_limit, max_time, seed
         As for :func:`tuwviz.experiments.bench.bench`; `max_time` ends a measurement's repetitions
         after that many seconds (ReproMPI's limit: the paper used 5000 or 3 s).
+    backend : callable, optional
+        Where to run (default: fresh ranks under mpiexec; e.g.
+        :class:`tuwviz.run.smpi.SmpiBackend` for the paper's platform, simulated).
     """
     ps = int_values("ps", ps, lo=1)
-    for p in ps:
-        check_ranks(p)
+    if backend is None:
+        for p in ps:
+            check_ranks(p)
     cases = study_cases(name, ps, bs, reps=reps, warmup=warmup, time_limit=time_limit,
                         max_time=max_time, seed=seed)
-    return run_cases(cases, out=out, backend=mpiexec_backend(stall_limit),
-                     backend_name="mpiexec", progress=progress, desc=f"study {name}")
+    return run_cases(cases, out=out, backend=backend or mpiexec_backend(stall_limit),
+                     backend_name=None if backend else "mpiexec", progress=progress,
+                     desc=f"study {name}")

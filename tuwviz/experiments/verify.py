@@ -279,11 +279,14 @@ class VerifyReport:
     ``differing_bytes`` of ``bytes`` and the ``block`` it lies in (None: a gap).
 
     `aborted` is the :class:`~tuwviz.errors.RankFailure` that stopped the run early (a
-    rank died or hung); the records are then the cases finished before it.
+    rank died or hung); the records are then the cases finished before it.  `library` is
+    what the kernels were compared with (the backend says, e.g. SMPI's collectives on a
+    simulated platform).
     """
 
     results: list[dict] = field(default_factory=list)
     aborted: RankFailure | None = None
+    library: str = "the MPI library"
 
     @property
     def ok(self) -> bool:
@@ -342,7 +345,7 @@ class VerifyReport:
             lines.append("(every failing case, element by element: tuwviz verify ... --json, "
                          "or VerifyReport.failures())")
         bad = len(self.failures())
-        verdict = "all cases match the MPI library" if not bad else f"{bad} cases FAILED"
+        verdict = f"all cases match {self.library}" if not bad else f"{bad} cases FAILED"
         if self.aborted is not None and not self.results:
             lines.append("no case finished before the run was aborted")
         elif self.aborted is not None:
@@ -559,6 +562,12 @@ def verify(
     """
     if backend is None and groups is None:  # before building cases: range(1, 10**7) fails at once
         check_ranks(max(int_values("ps", ps, lo=1, hi=config.max_ranks(), hint=RANKS_HINT)))
+    # a backend that cannot run every case (SMPI's: one datatype, small integers) says so
+    limits = getattr(backend, "case_defaults", {})
+    if types is None and "types" in limits:
+        types = limits["types"]
+    if ops is None and "data" in limits:
+        ops = [t for t in REDUCTION_TYPES if (t.split(":") + ["small"])[2] in limits["data"]]
     cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed, types, ops, groups)
     if backend is None:
         backend = mpiexec_backend(stall_limit)
@@ -589,7 +598,7 @@ def run_verify(cases: list[dict], backend: Backend | None = None, progress: bool
         check_ranks(max(case_ranks(c["problem"]) for c in jobs))
         backend = mpiexec_backend(stall_limit)
     record_launch("verify", len(cases))  # the test suite's budget counts cases too
-    report = VerifyReport()
+    report = VerifyReport(library=getattr(backend, "library", "the MPI library"))
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(cases), desc="verify", disable=not progress, unit="case")

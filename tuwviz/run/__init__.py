@@ -7,6 +7,7 @@ module         what it holds
 ``worker``     the rank side of an ``mpiexec`` job (``python -m tuwviz.run.worker``)
 ``launch``     the driver side: start ``mpiexec``, read results as they come, name failures
 ``engines``    the same on ipyparallel MPI engines (:class:`~tuwviz.run.engines.Engines`)
+``smpi``       the same on SimGrid's simulated ranks, a platform of the papers (``smpi_c/``)
 ``watch``      ranks and driver watch each other: a dead driver ends its ranks
 ``reaper``     a watchdog process that ends what a killed driver started
 ``trace``      record the messages each rank sends and receives

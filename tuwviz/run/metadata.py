@@ -56,6 +56,7 @@ def run_metadata(rank_infos: list[dict], backend: str) -> dict:
         "oversubscribed": any(n > (cores[h] or 1) for h, n in per_host.items()),
         "heavy_yield": first.get("heavy_yield", ""),
         "backend": backend,
+        "platform": first.get("platform", ""),  # a simulated machine (SMPI), else empty
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
         "tuwviz": __version__,
@@ -94,8 +95,11 @@ def measured_where(df: "pd.DataFrame") -> str:
     over = sorted({_truth(v) for v in df["oversubscribed"]}, key=str)
     over_text = "/".join({True: "oversubscribed", False: "not oversubscribed",
                           None: "oversubscription unknown"}[v] for v in over)
-    yield_text = "/".join(sorted({_heavy_yield(v) for v in df["heavy_yield"]}))
     backends = "/".join(sorted({str(v) for v in df["backend"]}))
+    if set(df["backend"].astype(str)) == {"smpi"}:  # simulated: no cores shared, no MPICH
+        places = "/".join(sorted({str(v) for v in df.get("platform", pd.Series(["?"]))}))
+        return f"simulated (SimGrid SMPI) on {ranks or '?'} ranks of platform {places}"
+    yield_text = "/".join(sorted({_heavy_yield(v) for v in df["heavy_yield"]}))
     return (f"measured on {ranks or '?'} ranks, {over_text}, MPICH heavy yield {yield_text}, "
             f"backend {backends}")
 

@@ -1,0 +1,502 @@
+/*
+ * driver.c - the MPI program SimGrid's SMPI runs: tuwviz's cases on simulated ranks.
+ *
+ * Under SMPI every rank is a simulated process of one real program, so the Python ranks of
+ * the mpiexec path (tuwviz.run.worker) cannot run there.  This program does their work in
+ * C, with the same kernels, the same registry and the same timing harness (tuw_time):
+ *
+ *   verify   fill the send buffers with small integers (a function of seed, rank and
+ *            index), run the MPI library's collective (here SMPI's, chosen by its named
+ *            selector) and the kernel on the same input, and compare every received byte;
+ *   measure  tuw_time's repetitions, the slowest rank's time of each (MPI_Wtime is
+ *            simulated time).
+ *
+ * The task file (written by tuwviz.run.smpi) is plain text:
+ *
+ *   tuwviz-smpi-task 1 <fill byte> <ncases>
+ *   case <mode 0=verify 1=measure> <algorithm index> <p> <root> <datatype> <op> <seed>
+ *        <warmup> <reps> <time limit s> <nparams>
+ *   counts <c_0> ... <c_{p-1}>          (each rank's block, as tuwviz.problems gives them)
+ *   param <name> <n> <v_1> ... <v_n>    (nparams lines: tuw_driver_set, generated)
+ *
+ * Rank 0 prints one line per event on stdout, "TUWVIZ <json>": hello (every rank's host),
+ * result (per case), error (a kernel's MPI error, naming the rank).  Buffer layouts and
+ * checks follow tuwviz.run.runner.make_buffers, so a case means the same on both paths.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tuwviz.h"
+
+/* generated from the algorithm table by tuwviz.run.smpi: a parameter's C setter by name */
+int tuw_driver_set(const char *name, int n, char **values);
+
+enum { MODE_VERIFY = 0, MODE_MEASURE = 1 };
+
+typedef struct {
+    int mode, index, p, root, datatype, op, warmup, reps, nparams;
+    unsigned long long seed;
+    double time_limit;
+    int *counts;
+    char ***params; /* nparams lists: name, n, values */
+    int *param_n;
+} task_case;
+
+static const int ITEM[] = {1, 4, 8}; /* bytes per element: byte, int, double */
+
+/* splitmix64: data that depends on (seed, rank, p, index) only, like the Python path's */
+static unsigned long long mix(unsigned long long x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+static void *data(const task_case *c, int rank, long long n)
+{
+    char *buf = malloc((size_t)(n > 0 ? n : 1) * ITEM[c->datatype]);
+    if (!buf)
+        return NULL;
+    unsigned long long base = mix(c->seed * 1000003ULL + (unsigned long long)rank * 7919ULL
+                                  + (unsigned long long)c->p);
+    for (long long i = 0; i < n; i++) {
+        unsigned long long h = mix(base + (unsigned long long)i);
+        if (c->datatype == TUW_DT_BYTE)
+            ((unsigned char *)buf)[i] = (unsigned char)(h & 0xff);
+        else {
+            /* small integers: sums are exact in any order, so reductions compare bit for bit */
+            int v = (int)(h % 2000) - 1000;
+            if (c->datatype == TUW_DT_INT)
+                ((int *)buf)[i] = v;
+            else
+                ((double *)buf)[i] = (double)v;
+        }
+    }
+    return buf;
+}
+
+static void *empty(const task_case *c, long long n, int fill)
+{
+    size_t bytes = (size_t)(n > 0 ? n : 1) * ITEM[c->datatype];
+    char *buf = malloc(bytes);
+    if (buf)
+        memset(buf, fill, bytes);
+    return buf;
+}
+
+static int *prefix(const int *counts, int p)
+{
+    int *d = malloc(sizeof(int) * (p > 0 ? p : 1));
+    long long s = 0;
+    for (int i = 0; i < p; i++) {
+        d[i] = (int)s;
+        s += counts[i];
+    }
+    return d;
+}
+
+typedef struct {
+    void *send, *recv;
+    long long nrecv; /* elements of recv */
+    int has_output;  /* MPI leaves recvbuf undefined at non-roots of gather and reduce */
+    int *displs;
+    tuw_args a;
+} buffers;
+
+static int make_buffers(const task_case *c, int rank, int fill, buffers *b)
+{
+    int p = c->p, root = c->root, blk = 0, mine = c->counts[rank], is_root = rank == c->root;
+    long long total = 0;
+    for (int i = 0; i < p; i++) {
+        total += c->counts[i];
+        if (c->counts[i] > blk)
+            blk = c->counts[i];
+    }
+    memset(b, 0, sizeof *b);
+    b->has_output = 1;
+    tuw_args *a = &b->a;
+    a->datatype = c->datatype;
+    a->op = c->op;
+    a->root = root;
+    long long nsend = 0;
+    switch (tuw_algorithm_get(c->index)->collective) {
+    case TUW_GATHER:
+        nsend = blk; b->nrecv = is_root ? (long long)p * blk : 0; b->has_output = is_root;
+        a->sendcount = a->recvcount = blk;
+        break;
+    case TUW_GATHERV:
+        nsend = mine; b->nrecv = is_root ? total : 0; b->has_output = is_root;
+        a->sendcount = mine; a->recvcounts = c->counts;
+        a->rdispls = b->displs = prefix(c->counts, p);
+        break;
+    case TUW_SCATTER:
+        nsend = is_root ? (long long)p * blk : 0; b->nrecv = blk;
+        a->sendcount = a->recvcount = blk;
+        break;
+    case TUW_SCATTERV:
+        nsend = is_root ? total : 0; b->nrecv = mine;
+        a->sendcounts = c->counts; a->sdispls = b->displs = prefix(c->counts, p);
+        a->recvcount = mine;
+        break;
+    case TUW_ALLGATHER:
+        nsend = blk; b->nrecv = (long long)p * blk;
+        a->sendcount = a->recvcount = blk;
+        break;
+    case TUW_ALLGATHERV:
+        nsend = mine; b->nrecv = total;
+        a->sendcount = mine; a->recvcounts = c->counts;
+        a->rdispls = b->displs = prefix(c->counts, p);
+        break;
+    case TUW_ALLREDUCE:
+        nsend = blk; b->nrecv = blk; a->recvcount = blk;
+        break;
+    case TUW_REDUCE:
+        nsend = blk; b->nrecv = blk; a->recvcount = blk; b->has_output = is_root;
+        break;
+    case TUW_REDUCE_SCATTER_BLOCK:
+        nsend = (long long)p * blk; b->nrecv = blk; a->recvcount = blk;
+        break;
+    case TUW_REDUCE_SCATTER:
+        nsend = total; b->nrecv = mine; a->recvcount = mine; a->recvcounts = c->counts;
+        break;
+    default:
+        return -1;
+    }
+    b->send = data(c, rank, nsend);
+    b->recv = empty(c, b->nrecv, fill);
+    a->sendbuf = b->send;
+    a->recvbuf = b->recv;
+    return b->send && b->recv ? 0 : -1;
+}
+
+static void free_buffers(buffers *b)
+{
+    free(b->send);
+    free(b->recv);
+    free(b->displs);
+}
+
+/* The library's own collective, called directly (not through the registry), on `b`. */
+static int reference(const task_case *c, buffers *b, MPI_Comm comm)
+{
+    tuw_args *a = &b->a;
+    MPI_Datatype t = tuw_datatype(c->datatype);
+    MPI_Op op = tuw_op(c->op);
+    switch (tuw_algorithm_get(c->index)->collective) {
+    case TUW_GATHER:
+        return MPI_Gather(a->sendbuf, a->sendcount, t, a->recvbuf, a->recvcount, t, a->root, comm);
+    case TUW_GATHERV:
+        return MPI_Gatherv(a->sendbuf, a->sendcount, t, a->recvbuf, a->recvcounts, a->rdispls, t,
+                           a->root, comm);
+    case TUW_SCATTER:
+        return MPI_Scatter(a->sendbuf, a->sendcount, t, a->recvbuf, a->recvcount, t, a->root, comm);
+    case TUW_SCATTERV:
+        return MPI_Scatterv(a->sendbuf, a->sendcounts, a->sdispls, t, a->recvbuf, a->recvcount,
+                            t, a->root, comm);
+    case TUW_ALLGATHER:
+        return MPI_Allgather(a->sendbuf, a->sendcount, t, a->recvbuf, a->recvcount, t, comm);
+    case TUW_ALLGATHERV:
+        return MPI_Allgatherv(a->sendbuf, a->sendcount, t, a->recvbuf, a->recvcounts, a->rdispls,
+                              t, comm);
+    case TUW_ALLREDUCE:
+        return MPI_Allreduce(a->sendbuf, a->recvbuf, a->recvcount, t, op, comm);
+    case TUW_REDUCE:
+        return MPI_Reduce(a->sendbuf, a->recvbuf, a->recvcount, t, op, a->root, comm);
+    case TUW_REDUCE_SCATTER_BLOCK:
+        return MPI_Reduce_scatter_block(a->sendbuf, a->recvbuf, a->recvcount, t, op, comm);
+    case TUW_REDUCE_SCATTER:
+        return MPI_Reduce_scatter(a->sendbuf, a->recvbuf, a->recvcounts, t, op, comm);
+    default:
+        return MPI_ERR_ARG;
+    }
+}
+
+/* What rank 0 learns about one rank's result: where it first differs from the library's. */
+typedef struct {
+    long long index, differing, elements;
+    double expected, got;
+    int never_written, rank, bad;
+} mismatch;
+
+static double value(const task_case *c, const void *buf, long long i)
+{
+    if (c->datatype == TUW_DT_BYTE)
+        return ((const unsigned char *)buf)[i];
+    if (c->datatype == TUW_DT_INT)
+        return ((const int *)buf)[i];
+    return ((const double *)buf)[i];
+}
+
+static mismatch compare(const task_case *c, const buffers *ref, const buffers *got, int rank,
+                        int fill)
+{
+    mismatch m = {0};
+    m.rank = rank;
+    m.index = -1;
+    m.elements = got->nrecv;
+    if (!ref->has_output)
+        return m;
+    size_t item = ITEM[c->datatype];
+    for (long long i = 0; i < got->nrecv; i++) {
+        const char *x = (const char *)ref->recv + i * item, *y = (const char *)got->recv + i * item;
+        if (memcmp(x, y, item) != 0) {
+            if (m.index < 0) {
+                m.index = i;
+                m.expected = value(c, ref->recv, i);
+                m.got = value(c, got->recv, i);
+                m.never_written = 1;
+                for (size_t k = 0; k < item; k++)
+                    m.never_written &= (unsigned char)y[k] == (unsigned char)fill;
+            }
+            m.differing++;
+        }
+    }
+    m.bad = m.index >= 0;
+    return m;
+}
+
+static void print_error(int ncase, int rank, int rc, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    for (char *s = text; *s; s++) /* a JSON string: no quotes or backslashes inside */
+        if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
+            *s = ' ';
+    printf("TUWVIZ {\"kind\": \"error\", \"case\": %d, \"rank\": %d, \"code\": %d, "
+           "\"what\": \"%s\", \"message\": \"%s\"}\n", ncase, rank, rc, what, text);
+    fflush(stdout);
+}
+
+/* Every rank learns whether any rank failed (rc != MPI_SUCCESS); the lowest failing rank's
+ * code reaches rank 0, which reports it.  Returns 1 if one failed. */
+static int failed_anywhere(int rc, int ncase, const char *what, MPI_Comm comm)
+{
+    int rank, mine[2], worst[2];
+    MPI_Comm_rank(comm, &rank);
+    mine[0] = rc == MPI_SUCCESS ? 0 : 1;
+    mine[1] = rc == MPI_SUCCESS ? INT_MAX : rank;
+    MPI_Allreduce(&mine[0], &worst[0], 1, MPI_INT, MPI_MAX, comm);
+    if (!worst[0])
+        return 0;
+    MPI_Allreduce(&mine[1], &worst[1], 1, MPI_INT, MPI_MIN, comm);
+    int code = rank == worst[1] ? rc : 0;
+    if (worst[1] != 0) { /* the failing rank's code, to rank 0 */
+        if (rank == worst[1])
+            MPI_Send(&code, 1, MPI_INT, 0, 99, comm);
+        else if (rank == 0)
+            MPI_Recv(&code, 1, MPI_INT, worst[1], 99, comm, MPI_STATUS_IGNORE);
+    }
+    if (rank == 0)
+        print_error(ncase, worst[1], code, what);
+    return 1;
+}
+
+static int set_params(const task_case *c)
+{
+    tuw_reset_params();
+    for (int k = 0; k < c->nparams; k++) {
+        int rc = tuw_driver_set(c->params[k][0], c->param_n[k], c->params[k] + 1);
+        if (rc != 0)
+            return MPI_ERR_ARG;
+    }
+    return MPI_SUCCESS;
+}
+
+static int run_verify(int ncase, const task_case *c, int fill, MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    buffers ref, got;
+    int rc = make_buffers(c, rank, fill, &ref) || make_buffers(c, rank, fill, &got)
+                 ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    if (failed_anywhere(rc, ncase, "buffers", comm))
+        return 1;
+    rc = reference(c, &ref, comm);
+    if (failed_anywhere(rc, ncase, "library", comm))
+        return 1;
+    rc = set_params(c);
+    if (rc == MPI_SUCCESS)
+        rc = tuw_invoke(c->index, &got.a, comm);
+    tuw_reset_params();
+    if (failed_anywhere(rc, ncase, "kernel", comm))
+        return 1;
+    mismatch m = compare(c, &ref, &got, rank, fill);
+    mismatch *all = rank == 0 ? malloc(sizeof(mismatch) * size) : NULL;
+    MPI_Gather(&m, (int)sizeof m, MPI_BYTE, all, (int)sizeof m, MPI_BYTE, 0, comm);
+    if (rank == 0) {
+        int bad = 0;
+        for (int r = 0; r < size; r++)
+            bad += all[r].bad;
+        printf("TUWVIZ {\"kind\": \"result\", \"case\": %d, \"ok\": %s, \"mismatches\": [",
+               ncase, bad ? "false" : "true");
+        for (int r = 0, first = 1; r < size; r++) {
+            if (!all[r].bad)
+                continue;
+            printf("%s{\"rank\": %d, \"index\": %lld, \"expected\": %.17g, \"got\": %.17g, "
+                   "\"never_written\": %s, \"differing_elements\": %lld, \"elements\": %lld}",
+                   first ? "" : ", ", all[r].rank, all[r].index, all[r].expected, all[r].got,
+                   all[r].never_written ? "true" : "false", all[r].differing, all[r].elements);
+            first = 0;
+        }
+        printf("]}\n");
+        fflush(stdout);
+        free(all);
+    }
+    free_buffers(&ref);
+    free_buffers(&got);
+    return 0;
+}
+
+static int run_measure(int ncase, const task_case *c, int fill, MPI_Comm comm)
+{
+    int rank, done = 0;
+    MPI_Comm_rank(comm, &rank);
+    buffers b;
+    int rc = make_buffers(c, rank, fill, &b) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    double *times = calloc((size_t)(c->reps > 0 ? c->reps : 1), sizeof(double));
+    double *slowest = calloc((size_t)(c->reps > 0 ? c->reps : 1), sizeof(double));
+    if (!times || !slowest)
+        rc = MPI_ERR_NO_MEM;
+    if (failed_anywhere(rc, ncase, "buffers", comm))
+        return 1;
+    rc = set_params(c);
+    if (rc == MPI_SUCCESS)
+        rc = tuw_time(c->index, &b.a, comm, c->warmup, c->reps, c->time_limit, times, &done);
+    tuw_reset_params();
+    int limited = rc == TUW_TIME_LIMIT;
+    if (limited)
+        rc = MPI_SUCCESS; /* the repetitions done are kept; Python decides what it means */
+    if (failed_anywhere(rc, ncase, "kernel", comm))
+        return 1;
+    /* a repetition's time is the slowest rank's (gatherv paper, Section 5) */
+    MPI_Reduce(times, slowest, done, MPI_DOUBLE, MPI_MAX, 0, comm);
+    if (rank == 0) {
+        printf("TUWVIZ {\"kind\": \"result\", \"case\": %d, \"reps\": %d, \"time_limited\": %s, "
+               "\"times_us\": [", ncase, done, limited ? "true" : "false");
+        for (int k = 0; k < done; k++)
+            printf("%s%.9g", k ? ", " : "", slowest[k] * 1e6);
+        printf("]}\n");
+        fflush(stdout);
+    }
+    free(times);
+    free(slowest);
+    free_buffers(&b);
+    return 0;
+}
+
+static int read_case(FILE *f, task_case *c)
+{
+    char word[64];
+    memset(c, 0, sizeof *c);
+    if (fscanf(f, "%63s %d %d %d %d %d %d %llu %d %d %lf %d", word, &c->mode, &c->index, &c->p,
+               &c->root, &c->datatype, &c->op, &c->seed, &c->warmup, &c->reps, &c->time_limit,
+               &c->nparams) != 12 || strcmp(word, "case") != 0)
+        return -1;
+    if (c->p < 1 || c->datatype < 0 || c->datatype > 2 || c->nparams < 0 || c->reps < 0
+        || !tuw_algorithm_get(c->index))
+        return -1;
+    c->counts = malloc(sizeof(int) * c->p);
+    if (fscanf(f, "%63s", word) != 1 || strcmp(word, "counts") != 0)
+        return -1;
+    for (int i = 0; i < c->p; i++)
+        if (fscanf(f, "%d", &c->counts[i]) != 1 || c->counts[i] < 0)
+            return -1;
+    c->params = calloc((size_t)(c->nparams ? c->nparams : 1), sizeof(char **));
+    c->param_n = calloc((size_t)(c->nparams ? c->nparams : 1), sizeof(int));
+    for (int k = 0; k < c->nparams; k++) {
+        char name[64];
+        int n;
+        if (fscanf(f, "%63s %63s %d", word, name, &n) != 3 || strcmp(word, "param") != 0
+            || n < 0)
+            return -1;
+        c->params[k] = calloc((size_t)n + 1, sizeof(char *));
+        c->params[k][0] = strdup(name);
+        c->param_n[k] = n;
+        for (int i = 0; i < n; i++) {
+            char v[64];
+            if (fscanf(f, "%63s", v) != 1)
+                return -1;
+            c->params[k][i + 1] = strdup(v);
+        }
+    }
+    return 0;
+}
+
+static void free_case(task_case *c)
+{
+    for (int k = 0; k < c->nparams && c->params && c->params[k]; k++) {
+        for (int i = 0; i <= c->param_n[k]; i++)
+            free(c->params[k][i]);
+        free(c->params[k]);
+    }
+    free(c->params);
+    free(c->param_n);
+    free(c->counts);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, status = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* errors are returned, not fatal: a kernel's error code is a result to report */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+    char host[MPI_MAX_PROCESSOR_NAME] = "";
+    int len = 0;
+    MPI_Get_processor_name(host, &len);
+    char *hosts = rank == 0 ? malloc((size_t)size * MPI_MAX_PROCESSOR_NAME) : NULL;
+    MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("TUWVIZ {\"kind\": \"hello\", \"hosts\": [");
+        for (int r = 0; r < size; r++)
+            printf("%s\"%s\"", r ? ", " : "", hosts + (size_t)r * MPI_MAX_PROCESSOR_NAME);
+        printf("]}\n");
+        fflush(stdout);
+        free(hosts);
+    }
+
+    /* every rank reads the task: a simulated process reads a file like a real one */
+    FILE *f = argc > 1 ? fopen(argv[1], "r") : NULL;
+    int version = 0, fill = 0, ncases = 0;
+    char magic[64] = "";
+    if (!f || fscanf(f, "%63s %d %d %d", magic, &version, &fill, &ncases) != 4
+        || strcmp(magic, "tuwviz-smpi-task") != 0 || version != 1) {
+        if (rank == 0)
+            fprintf(stderr, "tuwviz smpi driver: cannot read the task file %s\n",
+                    argc > 1 ? argv[1] : "(none given)");
+        MPI_Finalize();
+        return 2;
+    }
+    for (int i = 0; i < ncases && status == 0; i++) {
+        task_case c;
+        if (read_case(f, &c) != 0) {
+            if (rank == 0)
+                fprintf(stderr, "tuwviz smpi driver: case %d of the task file is malformed\n", i);
+            free_case(&c);
+            status = 2;
+            break;
+        }
+        MPI_Comm comm = MPI_COMM_NULL; /* the case's first p ranks */
+        MPI_Comm_split(MPI_COMM_WORLD, rank < c.p ? 0 : MPI_UNDEFINED, rank, &comm);
+        if (comm != MPI_COMM_NULL) {
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+            int failed = c.mode == MODE_VERIFY ? run_verify(i, &c, fill, comm)
+                                               : run_measure(i, &c, fill, comm);
+            MPI_Comm_free(&comm);
+            status = failed ? 1 : 0;
+        }
+        /* ranks outside the case learn whether to go on */
+        MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        free_case(&c);
+    }
+    fclose(f);
+    MPI_Finalize();
+    return status;
+}
