@@ -72,6 +72,12 @@ class Platform:
     network_model: str = "CM02"
 
     @property
+    def cost(self) -> tuple[float, float]:
+        """(alpha, beta) between nodes: seconds per message and per byte, for the cost
+        model's defaults (the pipelined ring's Eq. (2))."""
+        return self.inter_latency, 1.0 / self.inter_bandwidth
+
+    @property
     def size(self) -> int:
         """Processes the platform holds, one per core."""
         return self.nodes * self.cores

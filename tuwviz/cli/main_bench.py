@@ -112,7 +112,7 @@ def execute(args) -> int:
                         op=args.op or default_op(args.datatype), max_time=args.max_time,
                         groups=args.groups, b_b=b_b, rounds=args.rounds,
                         calibrated=not args.no_calibration, statistic=args.statistic,
-                        cost=_platform_cost(backend))
+                        cost=backend.platform.cost if backend is not None else None)
     for line in _cost_notes(cases, params, args.no_calibration, backend):
         print(line, file=sys.stderr)
     if args.out:
@@ -141,11 +141,6 @@ def execute(args) -> int:
     print(text_table(df[cols].to_dict("records")))
     _measured_line(df)
     return 0
-
-
-def _platform_cost(backend) -> tuple[float, float] | None:
-    plat = getattr(backend, "platform", None)
-    return None if plat is None else (plat.inter_latency, 1.0 / plat.inter_bandwidth)
 
 
 def _cost_notes(cases: list[dict], params: dict, off: bool, backend=None) -> list[str]:

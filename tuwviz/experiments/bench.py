@@ -504,7 +504,7 @@ def bench(
         (:class:`~tuwviz.errors.OutputPathError`).
     """
     plat = getattr(backend, "platform", None)  # simulated: the platform's own alpha, beta
-    cost = (plat.inter_latency, 1.0 / plat.inter_bandwidth) if plat is not None else None
+    cost = plat.cost if plat is not None else None
     if backend is None:  # before building cases: range(1, 10**7) fails at once
         sizes = ([p + q for p, q in parse_groups(groups)] if groups is not None
                  else int_values("ps", ps, lo=1, hi=config.max_ranks(), hint=RANKS_HINT))

@@ -567,7 +567,8 @@ def verify(
     if types is None and "types" in limits:
         types = limits["types"]
     if ops is None and "data" in limits:
-        ops = [t for t in REDUCTION_TYPES if (t.split(":") + ["small"])[2] in limits["data"]]
+        ops = [t for t, (_, _, data) in zip(REDUCTION_TYPES, parse_reduction_types(REDUCTION_TYPES))
+               if data in limits["data"]]
     cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed, types, ops, groups)
     if backend is None:
         backend = mpiexec_backend(stall_limit)

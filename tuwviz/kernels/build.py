@@ -34,6 +34,7 @@ from ..procfs import mapped_files
 __all__ = [
     "KEEP_LIBRARIES",
     "build",
+    "c_sources",
     "clean_stale",
     "find_mpicc",
     "prototypes_source",
@@ -331,10 +332,10 @@ def build(kernels_dir: Path | None = None, mpicc: str | None = None) -> Path:
         # folder of submissions, each with its own function names, compiles them once.
         # The workspace's files and the registry see everything.
         cmd_own, context_own = _compile_context(mpicc, kernels_dir, None, objdir)
-        objects = _compile_objects(cmd_own, context_own, _sources_c(kernels_dir), objdir)
+        objects = _compile_objects(cmd_own, context_own, c_sources(kernels_dir), objdir)
         cmd_all, context_all = _compile_context(mpicc, kernels_dir, ws, objdir)
         objects += _compile_objects(cmd_all, context_all,
-                                    [*(_sources_c(ws) if ws else []), registry], objdir)
+                                    [*(c_sources(ws) if ws else []), registry], objdir)
         prototypes = sorted({Path(cmd_own[-1]), Path(cmd_all[-1])})
         fd, tmp = tempfile.mkstemp(suffix=".so", dir=lib.parent)
         os.close(fd)
@@ -358,7 +359,9 @@ def build(kernels_dir: Path | None = None, mpicc: str | None = None) -> Path:
     return lib
 
 
-def _sources_c(folder: Path) -> list[Path]:
+def c_sources(folder: Path) -> list[Path]:
+    """The C files of a kernels folder or a workspace, as the build compiles them (hidden
+    folders such as JupyterLab's checkpoints left out)."""
     return [s for s in _sources(folder) if s.suffix == ".c"]
 
 

@@ -26,6 +26,7 @@ counts 1 1
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -42,7 +43,7 @@ from typing import Callable
 
 from .. import config
 from ..errors import KernelBuildError, RankFailure, TimeLimitExceeded, TuwvizError
-from ..kernels.build import prototypes_source, registry_source
+from ..kernels.build import c_sources, prototypes_source, registry_source
 from ..kernels.load import find_algorithm
 from ..params import check_params
 from ..platforms import Platform, hostfile, platform as get_platform, simgrid_xml
@@ -91,12 +92,18 @@ def find_simgrid() -> tuple[str, str]:
     return smpicc, smpirun
 
 
+@functools.lru_cache(maxsize=None)
 def simgrid_version() -> str:
-    """``SimGrid 3.32`` (what ``smpirun -version`` says, first line)."""
+    """``SimGrid 3.32`` (what ``smpirun -version`` says, first line; asked once)."""
     _, smpirun = find_simgrid()
     out = subprocess.run([smpirun, "-version"], capture_output=True, text=True, timeout=60)
     text = (out.stdout or out.stderr).strip().splitlines()
     return text[0].replace("SimGrid version", "SimGrid").strip() if text else "SimGrid"
+
+
+def _check_selector(selector: str) -> None:
+    if selector not in SELECTORS:
+        raise ValueError(f"unknown collective selector {selector!r}; valid: {', '.join(SELECTORS)}")
 
 
 def setters_source(kernels_dir: Path | None = None) -> str:
@@ -169,13 +176,6 @@ def task_text(cases: list[dict]) -> str:
 
 # --- building ---------------------------------------------------------------------------
 
-def _sources(kernels_dir: Path, ws: Path | None) -> list[Path]:
-    found = [p for p in sorted(kernels_dir.rglob("*.c")) if ".ipynb_checkpoints" not in p.parts]
-    if ws is not None:
-        found += [p for p in sorted(ws.glob("*.c"))]
-    return found
-
-
 def build_driver(kernels_dir: Path | None = None) -> Path:
     """The SMPI driver program for the current sources, compiled with ``smpicc`` if needed.
 
@@ -195,7 +195,7 @@ def build_driver(kernels_dir: Path | None = None) -> Path:
     generated = {"registry.c": registry_source(kernels_dir), "setters.c": setters_source(kernels_dir),
                  "prototypes.h": prototypes_source(kernels_dir, workspace=ws is not None)}
     fixed = [_HERE / "driver.c", _HERE / "smpi_shim.h"]
-    sources = _sources(kernels_dir, ws)
+    sources = [*c_sources(kernels_dir), *(c_sources(ws) if ws else [])]
     h = hashlib.sha256(f"{smpicc}\0{simgrid_version()}\0".encode())
     for path in [*sources, *fixed, *sorted((kernels_dir / "include").glob("*.h")),
                  *(sorted(ws.glob("*.h")) if ws else [])]:
@@ -336,8 +336,7 @@ def run_smpi(nranks: int, cases: list[dict], on_result: Callable | None = None, 
         For a selector or platform that does not exist, or more ranks than the platform's
         cores without `oversubscribe`.
     """
-    if selector not in SELECTORS:
-        raise ValueError(f"unknown collective selector {selector!r}; valid: {', '.join(SELECTORS)}")
+    _check_selector(selector)
     plat = get_platform(platform)
     hosts = hostfile(plat, nranks, oversubscribe)
     check_stall_limit(stall_limit)
@@ -454,9 +453,7 @@ class SmpiBackend:
     def __init__(self, platform: str | Platform, selector: str = DEFAULT_SELECTOR,
                  stall_limit: float | None = None, oversubscribe: bool = False):
         self.platform = get_platform(platform)
-        if selector not in SELECTORS:
-            raise ValueError(f"unknown collective selector {selector!r}; valid: "
-                             f"{', '.join(SELECTORS)}")
+        _check_selector(selector)
         find_simgrid()
         self.selector = selector
         self.stall_limit = STALL_LIMIT if stall_limit is None else check_stall_limit(stall_limit)
