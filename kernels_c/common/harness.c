@@ -19,6 +19,14 @@ int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
     rc = tuw_check_params(comm); /* once, outside the timed repetitions */
     if (rc != MPI_SUCCESS)
         return rc;
+    /* The barrier and the stop flag span both groups of an inter-communicator: there a
+     * Bcast from rank 0 would name the other group's rank 0 (MPI wants MPI_ROOT and
+     * MPI_PROC_NULL), so both go over the groups merged into one intra-communicator. */
+    MPI_Comm sync = comm;
+    int inter = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter && (rc = tuw_inter_merged(comm, &sync)) != MPI_SUCCESS)
+        return rc;
 
     for (int k = 0; k < warmup; k++) {
         rc = tuw_invoke_unchecked(index, a, comm);
@@ -26,7 +34,7 @@ int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
             return rc;
     }
     for (int k = 0; k < reps && !stop; k++) {
-        rc = MPI_Barrier(comm);
+        rc = MPI_Barrier(sync);
         if (rc != MPI_SUCCESS)
             return rc;
         double t0 = MPI_Wtime();
@@ -39,7 +47,7 @@ int tuw_time(int index, const tuw_args *a, MPI_Comm comm, int warmup, int reps,
         if (time_limit > 0) {
             /* rank 0's clock decides, so all ranks stop after the same repetition */
             stop = MPI_Wtime() - begin > time_limit;
-            rc = MPI_Bcast(&stop, 1, MPI_INT, 0, comm);
+            rc = MPI_Bcast(&stop, 1, MPI_INT, 0, sync);
             if (rc != MPI_SUCCESS)
                 return rc;
         }

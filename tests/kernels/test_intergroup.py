@@ -261,7 +261,9 @@ def test_bench_groups_writes_rows_with_the_group_columns(cli, tmp_path):
     out2 = tmp_path / "r.csv"
     r = cli("bench", "allgather", "--groups", "3,2", "--b", "8", "--b-b", "2", "--reps", "2",
             "--warmup", "0", "--algorithms", "segmented", "--out", str(out2), "--no-progress",
-            timeout=hang_guard(600))
+            # a time limit makes the harness agree on stopping after each repetition: over
+            # both groups (a Bcast from rank 0 of an inter-communicator would wait forever)
+            "--time-limit", "600", timeout=hang_guard(600))
     assert r.returncode == 0, r.stdout + r.stderr
     (row,) = csv.DictReader(out2.open())
     assert (row["k_a"], row["k_b"], row["m"]) == ("8", "2", str(3 * 8 + 2 * 2))

@@ -33,7 +33,8 @@ from ..problems import (DATATYPES, INTERGROUP_COLLECTIVES, MAX_COUNT, Problem, c
                         check_buffer, check_int, check_op, make_problem)
 from ..run.runner import STATISTICS, summarize
 from ..run.metadata import run_metadata
-from .sweep import MAX_CASES, distributions, int_values, parse_groups, parse_names
+from .sweep import (MAX_CASES, check_groups_fit, distributions, int_values, parse_groups,
+                    parse_names)
 from .calibrate import load as load_calibration
 from .. import frames
 from .verify import RANKS_HINT
@@ -506,7 +507,7 @@ def bench(
     plat = getattr(backend, "platform", None)  # simulated: the platform's own alpha, beta
     cost = plat.cost if plat is not None else None
     if backend is None:  # before building cases: range(1, 10**7) fails at once
-        sizes = ([p + q for p, q in parse_groups(groups)] if groups is not None
+        sizes = ([p + q for p, q in check_groups_fit(groups)] if groups is not None
                  else int_values("ps", ps, lo=1, hi=config.max_ranks(), hint=RANKS_HINT))
         for p in sizes:
             check_ranks(p)

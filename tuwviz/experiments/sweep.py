@@ -17,8 +17,8 @@ from ..collectives import collective
 from ..problems import check_int, normalize_distribution
 from ..problems import DISTRIBUTIONS, default_distributions
 
-__all__ = ["MAX_CASES", "MAX_LIST_VALUES", "check_int", "int_values", "parse_groups",
-           "parse_int_list", "parse_names", "parse_roots", "roots_for"]
+__all__ = ["MAX_CASES", "MAX_LIST_VALUES", "check_groups_fit", "check_int", "int_values",
+           "parse_groups", "parse_int_list", "parse_names", "parse_roots", "roots_for"]
 
 #: Most cases one verify or bench sweep may build (they are all built before anything runs).
 MAX_CASES = 100_000
@@ -129,9 +129,8 @@ def parse_names(text: str | Iterable[str] | None) -> list[str] | None:
 def parse_groups(groups, max_total: int | None = None) -> list[tuple[int, int]]:
     """Two-group sizes ``(p, q)`` from ``"5,2"``, ``["5,2", "3,4"]`` or ``[(5, 2)]``.
 
-    Each group has at least one process, and both together at most `max_total`
-    (default :func:`tuwviz.config.max_ranks`, the ranks this machine runs; the model
-    passes its own bound).
+    Each group has at least one process, and both together at most `max_total` if given
+    (the model passes its own bound; :func:`check_groups_fit` checks this machine's).
 
     Raises
     ------
@@ -159,12 +158,24 @@ def parse_groups(groups, max_total: int | None = None) -> list[tuple[int, int]]:
         q = check_int("size q of group B", _as_int(parts[1]), lo=1)
         if max_total is not None and p + q > max_total:
             raise ValueError(f"groups {p},{q}: {p + q} processes, more than {max_total:,}")
-        if max_total is None and p + q > config.max_ranks():
-            raise ValueError(f"groups {p},{q} need {p + q} ranks, more than {config.max_ranks()} (the "
-                             f"limit of this machine; set TUWVIZ_MAX_RANKS to raise it)")
         out.append((p, q))
     if not out:
         raise ValueError("empty selection: no groups given")
+    return out
+
+
+def check_groups_fit(groups) -> list[tuple[int, int]]:
+    """:func:`parse_groups`, and each pair's ``p + q`` ranks within this machine's
+    :func:`tuwviz.config.max_ranks` (for real ranks here; a simulated platform has its own).
+
+    >>> check_groups_fit("5,2")
+    [(5, 2)]
+    """
+    out = parse_groups(groups)
+    for p, q in out:
+        if p + q > config.max_ranks():
+            raise ValueError(f"groups {p},{q} need {p + q} ranks, more than {config.max_ranks()} "
+                             f"(the limit of this machine; set TUWVIZ_MAX_RANKS to raise it)")
     return out
 
 

@@ -48,8 +48,8 @@ from ..problems import (COMMUTATIVE_OPS, DATATYPES, MAX_COUNT, REDUCTION_TYPES, 
                         INTERGROUP_COLLECTIVES, PAPER_DISTRIBUTIONS, check_buffer, check_int,
                         make_problem, parse_reduction_types)
 from ..report import ranges
-from .sweep import (MAX_CASES, distributions, int_values, parse_groups, parse_names,
-                    parse_roots, roots_for)
+from .sweep import (MAX_CASES, check_groups_fit, distributions, int_values, parse_groups,
+                    parse_names, parse_roots, roots_for)
 from ..run.typepairs import NULL_PAIRS, PAIRS, check_pairs, pairs_for
 from ..report import text_table
 
@@ -562,11 +562,13 @@ def verify(
     """
     if backend is None and groups is None:  # before building cases: range(1, 10**7) fails at once
         check_ranks(max(int_values("ps", ps, lo=1, hi=config.max_ranks(), hint=RANKS_HINT)))
+    elif backend is None:
+        check_groups_fit(groups)
     # a backend that cannot run every case (SMPI's: one datatype, small integers) says so
     limits = getattr(backend, "case_defaults", {})
     if types is None and "types" in limits:
         types = limits["types"]
-    if ops is None and "data" in limits:
+    if ops is None and "data" in limits and groups is None:  # two groups have no operators
         ops = [t for t, (_, _, data) in zip(REDUCTION_TYPES, parse_reduction_types(REDUCTION_TYPES))
                if data in limits["data"]]
     cases = verify_cases(collectives, algorithms, ps, dists, bs, roots, seed, types, ops, groups)

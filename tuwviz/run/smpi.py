@@ -146,15 +146,13 @@ def _c_values(name: str, value) -> list[str]:
 
 def task_text(cases: list[dict]) -> str:
     """The driver's task file for `cases` (see ``smpi_c/driver.c``)."""
-    out = [f"tuwviz-smpi-task 1 {FILL} {len(cases)}"]
+    out = [f"tuwviz-smpi-task 2 {FILL} {len(cases)}"]
     dtypes, ops = list(DATATYPES), list(OPS)
     for case in cases:
         pr = Problem.from_dict(case["problem"])
         mode = case.get("mode")
         if mode not in _MODES:
             raise ValueError(f"the SMPI backend runs verify and measure cases, not {mode!r}")
-        if pr.inter:
-            raise ValueError("two groups (inter-communicators) are not run under SMPI yet")
         if case.get("types", "same") != "same":
             raise ValueError(f"datatype pair {case['types']!r}: the SMPI backend runs the "
                              f"same datatype on every rank only")
@@ -166,7 +164,7 @@ def task_text(cases: list[dict]) -> str:
         share = case.get("part", [0, 1])[1]
         limit = float(case.get("max_time") or case.get("time_limit") or 0.0) / share
         out.append(" ".join(map(str, [
-            "case", _MODES[mode], alg.index, pr.p, pr.root, dtypes.index(pr.datatype),
+            "case", _MODES[mode], alg.index, pr.p, pr.q, pr.root, dtypes.index(pr.datatype),
             ops.index(pr.op), int(case.get("data_seed", 0)), int(case.get("warmup", 10)),
             int(case.get("reps", 75)), repr(limit), len(words)])))
         out.append("counts " + " ".join(str(int(c)) for c in pr.block_counts()))
@@ -194,7 +192,7 @@ def build_driver(kernels_dir: Path | None = None) -> Path:
     ws = workspace_dir()
     generated = {"registry.c": registry_source(kernels_dir), "setters.c": setters_source(kernels_dir),
                  "prototypes.h": prototypes_source(kernels_dir, workspace=ws is not None)}
-    fixed = [_HERE / "driver.c", _HERE / "smpi_shim.h"]
+    fixed = [_HERE / "driver.c", _HERE / "intercomm.c", _HERE / "smpi_shim.h"]
     sources = [*c_sources(kernels_dir), *(c_sources(ws) if ws else [])]
     h = hashlib.sha256(f"{smpicc}\0{simgrid_version()}\0".encode())
     for path in [*sources, *fixed, *sorted((kernels_dir / "include").glob("*.h")),
@@ -218,7 +216,8 @@ def build_driver(kernels_dir: Path | None = None) -> Path:
             cflags = ["-O2", "-g", "-Wall", "-I", str(kernels_dir / "include"),
                       *(["-I", str(ws)] if ws else []),
                       "-include", str(_HERE / "smpi_shim.h"), "-include", str(tmp / "prototypes.h")]
-            units = [*sources, tmp / "registry.c", tmp / "setters.c", _HERE / "driver.c"]
+            units = [*sources, tmp / "registry.c", tmp / "setters.c", _HERE / "driver.c",
+                     _HERE / "intercomm.c"]
 
             def compile_one(job):
                 i, src = job

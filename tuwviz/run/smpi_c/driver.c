@@ -13,15 +13,21 @@
  *
  * The task file (written by tuwviz.run.smpi) is plain text:
  *
- *   tuwviz-smpi-task 1 <fill byte> <ncases>
- *   case <mode 0=verify 1=measure> <algorithm index> <p> <root> <datatype> <op> <seed>
+ *   tuwviz-smpi-task 2 <fill byte> <ncases>
+ *   case <mode 0=verify 1=measure> <algorithm index> <p> <q> <root> <datatype> <op> <seed>
  *        <warmup> <reps> <time limit s> <nparams>
- *   counts <c_0> ... <c_{p-1}>          (each rank's block, as tuwviz.problems gives them)
+ *   counts <c_0> ... <c_{p+q-1}>        (each rank's block, as tuwviz.problems gives them)
  *   param <name> <n> <v_1> ... <v_n>    (nparams lines: tuw_driver_set, generated)
  *
  * Rank 0 prints one line per event on stdout, "TUWVIZ <json>": hello (every rank's host),
  * result (per case), error (a kernel's MPI error, naming the rank).  Buffer layouts and
  * checks follow tuwviz.run.runner.make_buffers, so a case means the same on both paths.
+ *
+ * Two groups (q > 0: the intergroup Allgather(v), group A = ranks 0..p-1, B the q after
+ * them) run on an inter-communicator of intercomm.c (SMPI has none).  SMPI has no
+ * intergroup collective either, so the reference is its MPI_Allgatherv over both groups
+ * (an intra-communicator), of which each process keeps the other group's blocks: exactly
+ * what MPI defines the intergroup Allgather(v) to deliver.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +41,7 @@ int tuw_driver_set(const char *name, int n, char **values);
 enum { MODE_VERIFY = 0, MODE_MEASURE = 1 };
 
 typedef struct {
-    int mode, index, p, root, datatype, op, warmup, reps, nparams;
+    int mode, index, p, q, root, datatype, op, warmup, reps, nparams;
     unsigned long long seed;
     double time_limit;
     int *counts;
@@ -105,8 +111,37 @@ typedef struct {
     tuw_args a;
 } buffers;
 
+/* Two groups: rank's own block, and room for the other group's blocks in rank order. */
+static int inter_buffers(const task_case *c, int rank, int fill, buffers *b)
+{
+    int in_a = rank < c->p, first = in_a ? c->p : 0, n = in_a ? c->q : c->p;
+    memset(b, 0, sizeof *b);
+    b->has_output = 1;
+    tuw_args *a = &b->a;
+    a->datatype = c->datatype;
+    a->op = c->op;
+    a->sendcount = c->counts[rank];
+    const int *remote = c->counts + first;
+    for (int i = 0; i < n; i++)
+        b->nrecv += remote[i];
+    if (tuw_algorithm_get(c->index)->collective == TUW_ALLGATHER)
+        a->recvcount = n ? remote[0] : 0;
+    else {
+        a->recvcounts = (int *)remote;
+        a->rdispls = b->displs = prefix(remote, n);
+    }
+    b->send = data(c, rank, a->sendcount);
+    b->recv = empty(c, b->nrecv, fill);
+    a->sendbuf = b->send;
+    a->recvbuf = b->recv;
+    return b->send && b->recv ? 0 : -1;
+}
+
 static int make_buffers(const task_case *c, int rank, int fill, buffers *b)
 {
+    if (c->q)
+        return inter_buffers(c, rank, fill, b);
+
     int p = c->p, root = c->root, blk = 0, mine = c->counts[rank], is_root = rank == c->root;
     long long total = 0;
     for (int i = 0; i < p; i++) {
@@ -176,6 +211,33 @@ static void free_buffers(buffers *b)
     free(b->send);
     free(b->recv);
     free(b->displs);
+}
+
+/* Two groups: SMPI's MPI_Allgatherv over both (`both`, A first), the other group's part kept. */
+static int inter_reference(const task_case *c, buffers *b, MPI_Comm both)
+{
+    int rank, n = c->p + c->q, rc;
+    MPI_Comm_rank(both, &rank);
+    int *displs = prefix(c->counts, n);
+    long long total = 0;
+    for (int i = 0; i < n; i++)
+        total += c->counts[i];
+    void *all = empty(c, total, 0);
+    if (!displs || !all) {
+        free(displs);
+        free(all);
+        return MPI_ERR_NO_MEM;
+    }
+    MPI_Datatype t = tuw_datatype(c->datatype);
+    rc = MPI_Allgatherv(b->a.sendbuf, b->a.sendcount, t, all, c->counts, displs, t, both);
+    if (rc == MPI_SUCCESS) {
+        int first = rank < c->p ? c->p : 0;
+        memcpy(b->recv, (char *)all + (size_t)displs[first] * ITEM[c->datatype],
+               (size_t)b->nrecv * ITEM[c->datatype]);
+    }
+    free(displs);
+    free(all);
+    return rc;
 }
 
 /* The library's own collective, called directly (not through the registry), on `b`. */
@@ -271,26 +333,25 @@ static void print_error(int ncase, int rank, int rc, const char *what)
 }
 
 /* Every rank learns whether any rank failed (rc != MPI_SUCCESS); the lowest failing rank's
- * code reaches rank 0, which reports it.  Returns 1 if one failed. */
+ * code reaches rank 0, which reports it.  Returns 1 if one failed.  One Allreduce when all
+ * went well: it runs three times a case. */
 static int failed_anywhere(int rc, int ncase, const char *what, MPI_Comm comm)
 {
-    int rank, mine[2], worst[2];
+    int rank, mine, lowest;
     MPI_Comm_rank(comm, &rank);
-    mine[0] = rc == MPI_SUCCESS ? 0 : 1;
-    mine[1] = rc == MPI_SUCCESS ? INT_MAX : rank;
-    MPI_Allreduce(&mine[0], &worst[0], 1, MPI_INT, MPI_MAX, comm);
-    if (!worst[0])
+    mine = rc == MPI_SUCCESS ? INT_MAX : rank;
+    MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm);
+    if (lowest == INT_MAX)
         return 0;
-    MPI_Allreduce(&mine[1], &worst[1], 1, MPI_INT, MPI_MIN, comm);
-    int code = rank == worst[1] ? rc : 0;
-    if (worst[1] != 0) { /* the failing rank's code, to rank 0 */
-        if (rank == worst[1])
+    int code = rank == lowest ? rc : 0;
+    if (lowest != 0) { /* the failing rank's code, to rank 0 */
+        if (rank == lowest)
             MPI_Send(&code, 1, MPI_INT, 0, 99, comm);
         else if (rank == 0)
-            MPI_Recv(&code, 1, MPI_INT, worst[1], 99, comm, MPI_STATUS_IGNORE);
+            MPI_Recv(&code, 1, MPI_INT, lowest, 99, comm, MPI_STATUS_IGNORE);
     }
     if (rank == 0)
-        print_error(ncase, worst[1], code, what);
+        print_error(ncase, lowest, code, what);
     return 1;
 }
 
@@ -305,7 +366,9 @@ static int set_params(const task_case *c)
     return MPI_SUCCESS;
 }
 
-static int run_verify(int ncase, const task_case *c, int fill, MPI_Comm comm)
+/* `comm`: the case's ranks, for the driver's own messages; `kcomm`: the kernel's (the same,
+ * or the inter-communicator of two groups) */
+static int run_verify(int ncase, const task_case *c, int fill, MPI_Comm comm, MPI_Comm kcomm)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -315,12 +378,12 @@ static int run_verify(int ncase, const task_case *c, int fill, MPI_Comm comm)
                  ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     if (failed_anywhere(rc, ncase, "buffers", comm))
         return 1;
-    rc = reference(c, &ref, comm);
+    rc = c->q ? inter_reference(c, &ref, comm) : reference(c, &ref, comm);
     if (failed_anywhere(rc, ncase, "library", comm))
         return 1;
     rc = set_params(c);
     if (rc == MPI_SUCCESS)
-        rc = tuw_invoke(c->index, &got.a, comm);
+        rc = tuw_invoke(c->index, &got.a, kcomm);
     tuw_reset_params();
     if (failed_anywhere(rc, ncase, "kernel", comm))
         return 1;
@@ -351,7 +414,7 @@ static int run_verify(int ncase, const task_case *c, int fill, MPI_Comm comm)
     return 0;
 }
 
-static int run_measure(int ncase, const task_case *c, int fill, MPI_Comm comm)
+static int run_measure(int ncase, const task_case *c, int fill, MPI_Comm comm, MPI_Comm kcomm)
 {
     int rank, done = 0;
     MPI_Comm_rank(comm, &rank);
@@ -365,7 +428,7 @@ static int run_measure(int ncase, const task_case *c, int fill, MPI_Comm comm)
         return 1;
     rc = set_params(c);
     if (rc == MPI_SUCCESS)
-        rc = tuw_time(c->index, &b.a, comm, c->warmup, c->reps, c->time_limit, times, &done);
+        rc = tuw_time(c->index, &b.a, kcomm, c->warmup, c->reps, c->time_limit, times, &done);
     tuw_reset_params();
     int limited = rc == TUW_TIME_LIMIT;
     if (limited)
@@ -392,17 +455,17 @@ static int read_case(FILE *f, task_case *c)
 {
     char word[64];
     memset(c, 0, sizeof *c);
-    if (fscanf(f, "%63s %d %d %d %d %d %d %llu %d %d %lf %d", word, &c->mode, &c->index, &c->p,
-               &c->root, &c->datatype, &c->op, &c->seed, &c->warmup, &c->reps, &c->time_limit,
-               &c->nparams) != 12 || strcmp(word, "case") != 0)
+    if (fscanf(f, "%63s %d %d %d %d %d %d %d %llu %d %d %lf %d", word, &c->mode, &c->index,
+               &c->p, &c->q, &c->root, &c->datatype, &c->op, &c->seed, &c->warmup, &c->reps, &c->time_limit,
+               &c->nparams) != 13 || strcmp(word, "case") != 0)
         return -1;
-    if (c->p < 1 || c->datatype < 0 || c->datatype > 2 || c->nparams < 0 || c->reps < 0
+    if (c->p < 1 || c->q < 0 || c->datatype < 0 || c->datatype > 2 || c->nparams < 0 || c->reps < 0
         || !tuw_algorithm_get(c->index))
         return -1;
-    c->counts = malloc(sizeof(int) * c->p);
+    c->counts = malloc(sizeof(int) * (c->p + c->q));
     if (fscanf(f, "%63s", word) != 1 || strcmp(word, "counts") != 0)
         return -1;
-    for (int i = 0; i < c->p; i++)
+    for (int i = 0; i < c->p + c->q; i++)
         if (fscanf(f, "%d", &c->counts[i]) != 1 || c->counts[i] < 0)
             return -1;
     c->params = calloc((size_t)(c->nparams ? c->nparams : 1), sizeof(char **));
@@ -438,6 +501,72 @@ static void free_case(task_case *c)
     free(c->counts);
 }
 
+/* The communicator of a case's first p ranks (MPI_COMM_NULL on the others), made once per
+ * p and kept: under SMPI a new communicator's first collectives cost seconds of wall time
+ * at p = 576 (SMPI builds its node-aware sub-communicators, O(p^2) work), which a split per
+ * case paid again every case. */
+enum { MAX_COMMS = 64 };
+static struct {
+    int p;
+    MPI_Comm comm;
+} comms[MAX_COMMS];
+static int ncomms;
+
+static struct {
+    int p, size;
+    MPI_Comm inter;
+} inters[MAX_COMMS];
+static int ninters;
+
+static void free_comms(void)
+{
+    for (int k = 0; k < ninters; k++)
+        MPI_Comm_free(&inters[k].inter);
+    ninters = 0;
+    for (int k = 0; k < ncomms; k++)
+        if (comms[k].comm != MPI_COMM_NULL)
+            MPI_Comm_free(&comms[k].comm);
+    ncomms = 0;
+}
+
+/* Two groups on `both` (a case's communicator): A its first p ranks, B the rest; made once
+ * per (p, q) like case_comm's.  An inter-communicator of intercomm.c (SMPI has none). */
+static MPI_Comm case_intercomm(int p, MPI_Comm both)
+{
+    int size, rank;
+    MPI_Comm_size(both, &size);
+    MPI_Comm_rank(both, &rank);
+    for (int k = 0; k < ninters; k++)
+        if (inters[k].p == p && inters[k].size == size)
+            return inters[k].inter;
+    MPI_Comm local, inter = MPI_COMM_NULL;
+    if (ninters == MAX_COMMS || MPI_Comm_split(both, rank < p, rank, &local) != MPI_SUCCESS)
+        return MPI_COMM_NULL;
+    if (tuw_smpi_intercomm(local, both, p, &inter) == MPI_SUCCESS) {
+        inters[ninters].p = p;
+        inters[ninters].size = size;
+        inters[ninters++].inter = inter;
+    }
+    MPI_Comm_free(&local);
+    return inter;
+}
+
+static MPI_Comm case_comm(int p, int rank)
+{
+    for (int k = 0; k < ncomms; k++)
+        if (comms[k].p == p)
+            return comms[k].comm;
+    if (ncomms == MAX_COMMS)
+        free_comms(); /* every rank reads the same task, so all of them free together */
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < p ? 0 : MPI_UNDEFINED, rank, &comm);
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    comms[ncomms].p = p;
+    comms[ncomms++].comm = comm;
+    return comm;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -467,7 +596,7 @@ int main(int argc, char **argv)
     int version = 0, fill = 0, ncases = 0;
     char magic[64] = "";
     if (!f || fscanf(f, "%63s %d %d %d", magic, &version, &fill, &ncases) != 4
-        || strcmp(magic, "tuwviz-smpi-task") != 0 || version != 1) {
+        || strcmp(magic, "tuwviz-smpi-task") != 0 || version != 2) {
         if (rank == 0)
             fprintf(stderr, "tuwviz smpi driver: cannot read the task file %s\n",
                     argc > 1 ? argv[1] : "(none given)");
@@ -483,13 +612,12 @@ int main(int argc, char **argv)
             status = 2;
             break;
         }
-        MPI_Comm comm = MPI_COMM_NULL; /* the case's first p ranks */
-        MPI_Comm_split(MPI_COMM_WORLD, rank < c.p ? 0 : MPI_UNDEFINED, rank, &comm);
+        MPI_Comm comm = case_comm(c.p + c.q, rank), kcomm = comm;
+        if (comm != MPI_COMM_NULL && c.q)
+            kcomm = case_intercomm(c.p, comm);
         if (comm != MPI_COMM_NULL) {
-            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-            int failed = c.mode == MODE_VERIFY ? run_verify(i, &c, fill, comm)
-                                               : run_measure(i, &c, fill, comm);
-            MPI_Comm_free(&comm);
+            int failed = c.mode == MODE_VERIFY ? run_verify(i, &c, fill, comm, kcomm)
+                                               : run_measure(i, &c, fill, comm, kcomm);
             status = failed ? 1 : 0;
         }
         /* ranks outside the case learn whether to go on */
@@ -497,6 +625,7 @@ int main(int argc, char **argv)
         free_case(&c);
     }
     fclose(f);
+    free_comms();
     MPI_Finalize();
     return status;
 }
