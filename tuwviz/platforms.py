@@ -50,14 +50,18 @@ NETWORK_MODELS = ("CM02", "SMPI")
 
 _KEYS = {"title": str, "paper": str, "nodes": int, "cores": int, "inter_latency": float,
          "inter_bandwidth": float, "intra_latency": float, "intra_bandwidth": float,
-         "source": str, "network_model": str}
-_OPTIONAL = {"paper": "", "source": "", "network_model": "CM02"}
+         "source": str, "network_model": str, "overhead": float}
+_OPTIONAL = {"paper": "", "source": "", "network_model": "CM02", "overhead": 0.0}
 
 
 @dataclass(frozen=True)
 class Platform:
     """A cluster of `nodes` x `cores`, with per-message latency (s) and bandwidth (B/s)
-    between nodes (``inter_*``) and inside one (``intra_*``)."""
+    between nodes (``inter_*``) and inside one (``intra_*``).
+
+    `overhead` is the processor time (s) a process spends on each message it sends and on
+    each it receives (LogP's o), which no link models: a root receiving p - 1 messages
+    spends (p - 1) o on them however fast the network is.  0 leaves it out."""
 
     name: str
     title: str
@@ -70,6 +74,7 @@ class Platform:
     intra_bandwidth: float
     source: str = ""
     network_model: str = "CM02"
+    overhead: float = 0.0
 
     @property
     def cost(self) -> tuple[float, float]:
@@ -86,7 +91,9 @@ class Platform:
         """One line: name, shape, costs."""
         return (f"{self.name}: {self.nodes} x {self.cores} = {self.size:,} cores; between nodes "
                 f"{self.inter_latency * 1e6:g} us, {self.inter_bandwidth / 1e9:g} GB/s; inside "
-                f"{self.intra_latency * 1e6:g} us, {self.intra_bandwidth / 1e9:g} GB/s")
+                f"{self.intra_latency * 1e6:g} us, {self.intra_bandwidth / 1e9:g} GB/s"
+                + (f"; {self.overhead * 1e6:g} us per message sent or received"
+                   if self.overhead else ""))
 
 
 def _parse(name: str, entry: dict, where: str) -> Platform:
@@ -105,7 +112,7 @@ def _parse(name: str, entry: dict, where: str) -> Platform:
                              f"got {v!r}")
     if values["nodes"] < 1 or values["cores"] < 1:
         raise ValueError(f"{where}: platform {name!r}: nodes and cores must be at least 1")
-    for key in ("inter_latency", "intra_latency"):
+    for key in ("inter_latency", "intra_latency", "overhead"):
         if not values[key] >= 0:
             raise ValueError(f"{where}: platform {name!r}: {key} must be at least 0")
     for key in ("inter_bandwidth", "intra_bandwidth"):
@@ -162,21 +169,36 @@ def _host(i: int) -> str:
     return f"node-{i}"
 
 
-def hostfile(plat: Platform, p: int, oversubscribe: bool = False) -> list[str]:
-    """The host of each of `p` ranks: node 0's cores first, then node 1's, ...
+def hostfile(plat: Platform, p: int, oversubscribe: bool = False,
+             ppn: int | None = None) -> list[str]:
+    """The host of each of `p` ranks: node 0's first, then node 1's, ...; `ppn` processes
+    per node (default: as many as it has cores).  The allgatherv paper runs one process
+    per node, so that every message crosses the network.
+
+    >>> hostfile(platform("anl-gige"), 3, ppn=1)
+    ['node-0', 'node-1', 'node-2']
 
     Raises
     ------
     ValueError
-        If `p` exceeds the platform's cores and `oversubscribe` is not set.
+        If `p` exceeds the nodes times `ppn`, or `ppn` a node's cores, and `oversubscribe`
+        is not set.
     """
     if p < 1:
         raise ValueError(f"p must be at least 1, got {p}")
-    if p > plat.size and not oversubscribe:
-        raise ValueError(f"{p} processes do not fit platform {plat.name} ({plat.nodes} x "
-                         f"{plat.cores} = {plat.size} cores); use fewer, or allow more than "
-                         f"one process per core (oversubscribe)")
-    return [_host((r // plat.cores) % plat.nodes) for r in range(p)]
+    per = plat.cores if ppn is None else ppn
+    if isinstance(per, bool) or not isinstance(per, int) or per < 1:
+        raise ValueError(f"processes per node must be an integer of at least 1, got {ppn!r}")
+    if per > plat.cores and not oversubscribe:
+        raise ValueError(f"{per} processes per node exceed the {plat.cores} cores of each "
+                         f"{plat.name} node; use fewer, or allow more than one process per "
+                         f"core (oversubscribe)")
+    if p > plat.nodes * per and not oversubscribe:
+        shape = (f"{plat.nodes} x {plat.cores} = {plat.size} cores" if ppn is None else
+                 f"{plat.nodes} nodes x {per} per node = {plat.nodes * per} processes")
+        raise ValueError(f"{p} processes do not fit platform {plat.name} ({shape}); use fewer, "
+                         f"or allow more than one process per core (oversubscribe)")
+    return [_host((r // per) % plat.nodes) for r in range(p)]
 
 
 def simgrid_xml(plat: Platform) -> str:

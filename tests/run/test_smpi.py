@@ -172,6 +172,34 @@ def test_bench_rows_are_simulated_deterministic_and_labelled(tmp_path):
     assert "alpha=5e-05" in pipelined  # Eq. (2) from the platform's own alpha, beta
 
 
+def test_tuw_gatherv_beats_the_linear_gatherv_on_small_irregular_problems():
+    # the gatherv paper, Tables 1-3: p = 35 x 16 = 560, blocks of 1 int on average; the
+    # libraries' MPI_Gatherv (direct to the root) took 0.85-1.8 ms (NEC MPI, MVAPICH) and
+    # TUW_Gatherv 21-50 us (minimum times): 34 to 57 times faster; with Open MPI 1.6 to 2.2
+    # times.  Simulated on its cluster (1 us per message at each end): about 7 to 9 times.
+    df = bench("gatherv", ["linear", "tuw"], ps=[560], root=0, bs=[1], reps=2, warmup=1,
+               dists=["random", "spikes", "decreasing", "alternating"], progress=False,
+               backend=smpi_backend(PLATFORM, stall_limit=hang_guard(600)))
+    t = df.pivot_table(index="distribution", columns="algorithm", values="median_us")
+    ratio = t["linear"] / t["tuw"]
+    assert len(ratio) == 4 and (ratio > 3).all(), t
+    # the root's 559 receives dominate the linear one: at least 559 x 1 us / 2 (measured
+    # here: half of them overlap the senders' own overhead)
+    assert (t["linear"] > 250).all(), t
+
+
+def test_the_pipelined_ring_beats_the_linear_ring_by_the_papers_factor_on_the_sx8():
+    # the allgatherv paper, Section 3.1: 30 SX-8 nodes, 1 process per node, broadcast
+    # distribution of 32 MB, B = 1 MB: "more than a factor of 10", and 32 x 29 / (29 + 31)
+    # (about 15) "would have been best possible"
+    df = bench("allgatherv", ["ring", "pipelined"], ps=[30], dists=["broadcast"],
+               bs=[8 * 1024 * 1024], params={"block_bytes": [1024 * 1024]}, reps=2, warmup=1,
+               progress=False, backend=smpi_backend("sx8", ppn=1, stall_limit=hang_guard(300)))
+    assert set(df["platform"]) == {"sx8 ppn=1"} and set(df["m"]) == {8 * 1024 * 1024}
+    t = dict(zip(df["algorithm"], df["median_us"]))
+    assert 10 < t["ring"] / t["pipelined"] < 32 * 29 / (29 + 31), t
+
+
 def test_cases_it_cannot_run_are_refused_in_words():
     gv = make_problem("gatherv", 2, "same", 1).to_dict()
     with pytest.raises(ValueError, match="same datatype on every rank only"):
@@ -192,7 +220,14 @@ def test_cases_it_cannot_run_are_refused_in_words():
     (["verify", "--platform", "anl-gige", "--np", "97"], "at most 96, got 97 ranks (platform anl-gige"),
     (["verify", "--platform", "anl-gige", "--groups", "64,64"],
      "128 processes do not fit platform anl-gige (24 x 4 = 96 cores)"),
-    (["bench", "gatherv", "--selector", "ompi"], "--platform and --selector are for --backend smpi"),
+    (["bench", "gatherv", "--selector", "ompi"], "--platform, --selector and --ppn are for --backend smpi"),
+    (["bench", "gatherv", "--ppn", "1"], "--platform, --selector and --ppn are for --backend smpi"),
+    (["verify", "--platform", "anl-gige", "--ppn", "1", "--np", "25"],
+     "at most 24, got 25 ranks (platform anl-gige has 24 nodes x 1 per node = 24)"),
+    (["verify", "--platform", "anl-gige", "--ppn", "5", "--np", "4"],
+     "5 processes per node exceed the 4 cores of each anl-gige node"),
+    (["verify", "--platform", "anl-gige", "--ppn", "0", "--np", "4"],
+     "processes per node must be an integer of at least 1, got 0"),
     (["bench", "gatherv", "--platform", "hydra", "--selector", "nope"], "unknown collective selector 'nope'"),
 ])
 def test_bad_smpi_options_are_one_line(argv, said):
@@ -223,7 +258,8 @@ def test_cli_verify_and_bench_on_a_platform():
                   "--selector", "ompi", "--np", "64", "--algorithms", "native,tuw", "--b", "1",
                   "--dist", "decreasing", "--reps", "2", "--no-progress", timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert re.search(r"simulated: SimGrid [\d.]+ SMPI, ompi selector, CM02 network, platform "
+    assert re.search(r"simulated: SimGrid [\d.]+ SMPI, ompi selector, CM02 network, 1 us per "
+                     r"message, platform "
                      r"gatherv-ib36, 64 ranks", out.stdout), out.stdout
 
 

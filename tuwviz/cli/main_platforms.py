@@ -60,7 +60,8 @@ def execute(args) -> int:
             return 0
         print(text_table([{"name": p.name, "paper": p.paper, "nodes x cores": f"{p.nodes} x {p.cores}",
                            "between nodes": f"{p.inter_latency * 1e6:g} us, {p.inter_bandwidth / 1e9:g} GB/s",
-                           "inside a node": f"{p.intra_latency * 1e6:g} us, {p.intra_bandwidth / 1e9:g} GB/s"}
+                           "inside a node": f"{p.intra_latency * 1e6:g} us, {p.intra_bandwidth / 1e9:g} GB/s",
+                           "per message": f"{p.overhead * 1e6:g} us" if p.overhead else "-"}
                           for p in found.values()]))
         print("details and sources: tuwviz platforms NAME; use: tuwviz verify --platform NAME")
         return 0

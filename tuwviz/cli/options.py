@@ -147,8 +147,10 @@ def np_list(text: str, name: str = "--np", backend=None) -> list[int]:
 
     plat = getattr(backend, "platform", None)
     if plat is not None:
-        return parse_int_list(text, name=name, lo=1, hi=plat.size,
-                              hint=f" ranks (platform {plat.name} has {plat.size} cores)")
+        where = (f"{plat.size} cores" if not backend.ppn else
+                 f"{plat.nodes} nodes x {backend.ppn} per node = {backend.capacity}")
+        return parse_int_list(text, name=name, lo=1, hi=backend.capacity,
+                              hint=f" ranks (platform {plat.name} has {where})")
     return parse_int_list(text, name=name, lo=1, hi=config.max_ranks(), hint=RANKS_HINT)
 
 
@@ -175,6 +177,10 @@ def backend_options(sp) -> None:
     sp.add_argument("--selector", default=None, metavar="NAME",
                     help="whose collective algorithms SMPI's library runs: mpich (default), "
                          "ompi, mvapich2 or impi (recorded in the rows)")
+    sp.add_argument("--ppn", type=int, default=None, metavar="N",
+                    help="processes per node for --backend smpi: fill each node with N ranks "
+                         "before the next (default: one per core; the allgatherv paper runs "
+                         "1, so that every message crosses the network)")
 
 
 def backend_from(args):
@@ -182,8 +188,8 @@ def backend_from(args):
     SMPI option was given without it)."""
     backend = args.backend or ("smpi" if args.platform else "mpiexec")
     if backend == "mpiexec":
-        if args.platform or args.selector:
-            raise ValueError("--platform and --selector are for --backend smpi")
+        if args.platform or args.selector or args.ppn is not None:
+            raise ValueError("--platform, --selector and --ppn are for --backend smpi")
         return None
     if not args.platform:
         from ..platforms import platforms
@@ -193,7 +199,7 @@ def backend_from(args):
     from ..run.smpi import DEFAULT_SELECTOR, smpi_backend
 
     return smpi_backend(args.platform, args.selector or DEFAULT_SELECTOR,
-                        stall_limit=getattr(args, "stall_limit", None))
+                        stall_limit=getattr(args, "stall_limit", None), ppn=args.ppn)
 
 
 def b_list(text: str, name: str = "--b") -> list[int]:

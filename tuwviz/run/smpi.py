@@ -54,8 +54,8 @@ from .launch import STALL_LIMIT, check_stall_limit, record_launch
 from .runner import summarize
 
 __all__ = ["DEFAULT_SELECTOR", "SELECTORS", "SimGridNotFoundError", "SmpiBackend", "build_driver",
-           "find_simgrid", "run_smpi", "setters_source", "simgrid_version", "smpi_backend",
-           "task_text"]
+           "find_simgrid", "placement", "run_smpi", "setters_source", "simgrid_version",
+           "smpi_backend", "task_text"]
 
 #: SMPI's collective selectors: whose algorithms its MPI collectives use.
 SELECTORS = ("mpich", "ompi", "mvapich2", "impi")
@@ -319,10 +319,11 @@ def _case_words(case: dict | None) -> str:
 def run_smpi(nranks: int, cases: list[dict], on_result: Callable | None = None, *,
              platform: str | Platform, selector: str = DEFAULT_SELECTOR,
              on_start: Callable | None = None, stall_limit: float = STALL_LIMIT,
-             oversubscribe: bool = False) -> list[dict]:
+             oversubscribe: bool = False, ppn: int | None = None) -> list[dict]:
     """Run `cases` on `nranks` simulated ranks of `platform`; return the ranks' reports.
 
-    Ranks fill the platform's nodes in order (node 0's cores first).  `on_result(index,
+    Ranks fill the platform's nodes in order (node 0's cores first; `ppn` per node if
+    given, see :func:`tuwviz.platforms.hostfile`).  `on_result(index,
     case, result)` hears each case as soon as it is done; `on_start(rank_infos)` hears the
     ranks (simulated hosts) before the first.
 
@@ -333,11 +334,11 @@ def run_smpi(nranks: int, cases: list[dict], on_result: Callable | None = None, 
         (naming the ranks that wait); results before it were handed to `on_result`.
     ValueError
         For a selector or platform that does not exist, or more ranks than the platform's
-        cores without `oversubscribe`.
+        cores (or nodes times `ppn`) without `oversubscribe`.
     """
     _check_selector(selector)
     plat = get_platform(platform)
-    hosts = hostfile(plat, nranks, oversubscribe)
+    hosts = hostfile(plat, nranks, oversubscribe, ppn)
     check_stall_limit(stall_limit)
     exe = build_driver()
     _, smpirun = find_simgrid()
@@ -350,17 +351,33 @@ def run_smpi(nranks: int, cases: list[dict], on_result: Callable | None = None, 
         cmd = [smpirun, "-np", str(nranks), "-platform", str(tmp / "platform.xml"),
                "-hostfile", str(tmp / "hosts"), str(exe),
                f"--cfg=smpi/coll-selector:{selector}", f"--cfg=network/model:{plat.network_model}",
-               "--cfg=smpi/simulate-computation:no", "--log=root.thres:warning",
+               "--cfg=smpi/simulate-computation:no", *_overhead_cfg(plat.overhead),
+               "--log=root.thres:warning",
                "--log=ker_engine.thres:info", str(tmp / "task")]
         record_launch("smpi", nranks)
-        library = f"{simgrid_version()} SMPI, {selector} selector, {plat.network_model} network"
-        return _follow(cmd, cases, on_result, on_start, stall_limit, plat, library)
+        library = (f"{simgrid_version()} SMPI, {selector} selector, {plat.network_model} network"
+                   + (f", {plat.overhead * 1e6:g} us per message" if plat.overhead else ""))
+        return _follow(cmd, cases, on_result, on_start, stall_limit, plat, library,
+                       placement(plat, ppn))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         reaper.keep(tmp)
 
 
-def _follow(cmd, cases, on_result, on_start, stall_limit, plat, library) -> list[dict]:
+def _overhead_cfg(o: float) -> list[str]:
+    """SMPI's per-message processor time (piecewise by size: from 0 bytes, o + 0 per byte)
+    for blocking sends, non-blocking sends and receives."""
+    if not o:
+        return []
+    return [f"--cfg=smpi/{key}:0:{o!r}:0" for key in ("os", "ois", "or")]
+
+
+def placement(plat: Platform, ppn: int | None) -> str:
+    """The platform's name, and ``ppn=N`` if not one process per core (rows' ``platform``)."""
+    return plat.name + (f" ppn={ppn}" if ppn else "")
+
+
+def _follow(cmd, cases, on_result, on_start, stall_limit, plat, library, where) -> list[dict]:
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     reaper.watch(proc.pid)
@@ -402,7 +419,7 @@ def _follow(cmd, cases, on_result, on_start, stall_limit, plat, library) -> list
                     if msg["kind"] == "hello":
                         infos = [{"rank": r, "host": h, "cores": plat.cores, "pid": proc.pid,
                                   "mpi_library": library, "heavy_yield": "",
-                                  "platform": plat.name}
+                                  "platform": where}
                                  for r, h in enumerate(msg["hosts"])]
                         if on_start is not None:
                             on_start(infos)
@@ -450,36 +467,50 @@ class SmpiBackend:
     case_defaults = {"types": ("same",), "data": ("small",)}
 
     def __init__(self, platform: str | Platform, selector: str = DEFAULT_SELECTOR,
-                 stall_limit: float | None = None, oversubscribe: bool = False):
+                 stall_limit: float | None = None, oversubscribe: bool = False,
+                 ppn: int | None = None):
         self.platform = get_platform(platform)
         _check_selector(selector)
+        hostfile(self.platform, 1, oversubscribe, ppn)  # a bad ppn fails here
         find_simgrid()
         self.selector = selector
         self.stall_limit = STALL_LIMIT if stall_limit is None else check_stall_limit(stall_limit)
         self.oversubscribe = oversubscribe
+        self.ppn = ppn
+
+    @property
+    def capacity(self) -> int:
+        """The most ranks this backend places without oversubscribing."""
+        return self.platform.nodes * (self.ppn or self.platform.cores)
 
     @property
     def columns(self) -> dict[str, str]:
-        """What a row measured here records: backend, platform, the library's selector."""
-        return {"backend": "smpi", "platform": self.platform.name,
+        """What a row measured here records: backend, platform (with ``ppn=N`` if given),
+        the library's selector."""
+        return {"backend": "smpi", "platform": placement(self.platform, self.ppn),
                 "library": f"SMPI {self.selector} selector"}
 
     @property
     def library(self) -> str:
         """What kernels are compared with here, in words."""
+        per = f"{self.ppn} per node" if self.ppn else f"{self.platform.cores}"
         return (f"SMPI's collectives ({self.selector} selector), simulated on "
-                f"{self.platform.name} ({self.platform.nodes} x {self.platform.cores})")
+                f"{self.platform.name} ({self.platform.nodes} x {per})")
 
     def __call__(self, nranks, cases, on_result=None, on_start=None):
         return run_smpi(nranks, cases, on_result, platform=self.platform,
                         selector=self.selector, on_start=on_start,
-                        stall_limit=self.stall_limit, oversubscribe=self.oversubscribe)
+                        stall_limit=self.stall_limit, oversubscribe=self.oversubscribe,
+                        ppn=self.ppn)
 
     def __repr__(self) -> str:
-        return f"<SmpiBackend platform={self.platform.name} selector={self.selector}>"
+        return (f"<SmpiBackend platform={placement(self.platform, self.ppn)} "
+                f"selector={self.selector}>")
 
 
 def smpi_backend(platform: str | Platform, selector: str = DEFAULT_SELECTOR,
-                 stall_limit: float | None = None, oversubscribe: bool = False) -> SmpiBackend:
-    """:class:`SmpiBackend` on `platform` with SMPI's `selector`."""
-    return SmpiBackend(platform, selector, stall_limit, oversubscribe)
+                 stall_limit: float | None = None, oversubscribe: bool = False,
+                 ppn: int | None = None) -> SmpiBackend:
+    """:class:`SmpiBackend` on `platform` with SMPI's `selector`, `ppn` processes per node
+    (default: one per core)."""
+    return SmpiBackend(platform, selector, stall_limit, oversubscribe, ppn)
