@@ -49,6 +49,15 @@ def configure_parser(sub) -> argparse.ArgumentParser:
                          "calibrate' (of RANKS ranks; default: --np's if cached, else the "
                          "latest), also for the pipelined ring's Eq. (2); not with "
                          "--alpha/--beta/--gamma")
+    sp.add_argument("--platform", metavar="NAME",
+                    help="the node-aware model on a platform of 'tuwviz platforms' (or a "
+                         "platform .toml): ranks on its nodes, its latencies and bandwidths "
+                         "inside and between nodes, one network port per node")
+    sp.add_argument("--ppn", type=int_type(1), metavar="N",
+                    help="with --platform: N processes per node (default: one per core)")
+    sp.add_argument("--no-one-port", action="store_true",
+                    help="with --platform: let a node's processes use the network at once "
+                         "(default: one port per node, shared)")
     sp.add_argument("--seed", type=int_type(0), default=0,
                     help="seed for the random block sizes of --dist random and spikes "
                          "(default 0)")
@@ -99,8 +108,12 @@ def execute(args) -> int:
                                seed=args.seed, datatype=args.datatype,
                                op=args.op or default_op(args.datatype))
     grid = {k: v[0] for k, v in param_grid(args).items()}
+    network = _model_network(args, problem.size)
     cal = _model_cost(args, problem.size)
     gamma_note = ""
+    if network is not None:
+        args.alpha, args.beta = network.inter
+        gamma_note = network.describe()
     if cal is not None:
         args.alpha, args.beta = cal.alpha, cal.beta
         args.gamma = cal.gamma_for(problem.datatype)
@@ -110,13 +123,14 @@ def execute(args) -> int:
     # calibrated alpha, beta also set Eq. (2)'s block size, as bench gives them
     out = model.simulate_algorithms(problem, args.algorithm, grid, alpha=args.alpha,
                                     beta=args.beta, gamma=args.gamma,
-                                    cost_params=cal is not None,
-                                    max_messages=args.max_messages)
+                                    cost_params=cal is not None or network is not None,
+                                    max_messages=args.max_messages, network=network)
     bounds = intergroup_cost.bounds(problem) if groups is not None else None
     if args.json:
         rows = [{"schedule": s.to_dict(), "prediction": r.to_dict(), "label": "model",
                  "cost_model": {"alpha": args.alpha, "beta": args.beta, "gamma": args.gamma,
-                                "calibration": cal.to_dict() if cal is not None else None}}
+                                "calibration": cal.to_dict() if cal is not None else None,
+                                "network": network.to_dict() if network is not None else None}}
                 for s, r in out]
         if bounds is not None:
             for row in rows:
@@ -135,6 +149,22 @@ def execute(args) -> int:
                 print(f"  {name:<26} {value:,.2f}" if isinstance(value, float)
                       else f"  {name:<26} {value:,}")
     return 0
+
+
+def _model_network(args, ranks: int):
+    """The node-aware model's network for --platform (None without it)."""
+    if args.platform is None:
+        if args.ppn is not None or args.no_one_port:
+            raise ValueError("--ppn and --no-one-port are for --platform")
+        return None
+    given = [o for o, v in (("--alpha", args.alpha), ("--beta", args.beta),
+                            ("--calibrated", args.calibrated)) if v is not None]
+    if given:
+        raise ValueError(f"--platform sets the costs; leave out {', '.join(given)}")
+    from ..model.nodes import NodeNetwork
+
+    return NodeNetwork.from_platform(args.platform, ranks, ppn=args.ppn,
+                                     one_port=not args.no_one_port)
 
 
 def _model_cost(args, ranks: int):

@@ -41,6 +41,7 @@ from ..table import load_table
 from . import allgather, allgatherv, gatherv, reduce, scatterv
 from .program import (Compute, Op, Recv, Schedule, ScheduleError, Send, SendRecv, Waitall,
                       paused_gc)
+from .nodes import NodeNetwork, simulate_nodes
 from .simulate import Message, SimResult, simulate
 from .topology.ring import allgatherv_block_elems
 
@@ -49,6 +50,7 @@ __all__ = [
     "SCHEDULES",
     "Compute",
     "Message",
+    "NodeNetwork",
     "Op",
     "Recv",
     "Schedule",
@@ -64,6 +66,7 @@ __all__ = [
     "simulate_algorithms",
     "schedule",
     "simulate",
+    "simulate_nodes",
 ]
 
 def estimate_messages(collective: str, algorithm: str, problem: Problem, **params) -> int:
@@ -249,7 +252,8 @@ def schedule(collective: str, algorithm: str, problem: Problem, *,
 def simulate_algorithms(problem: Problem, algorithm: str | None = None, params: dict | None = None, *,
             alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, gamma: float = 0.0,
             cost_params: bool = False,
-            max_messages: int | None = None) -> list[tuple[Schedule, SimResult]]:
+            max_messages: int | None = None,
+            network: NodeNetwork | None = None) -> list[tuple[Schedule, SimResult]]:
     """Model schedules for `problem`, simulated: what ``tuwviz model`` prints.
 
     Parameters
@@ -269,6 +273,10 @@ def simulate_algorithms(problem: Problem, algorithm: str | None = None, params: 
         model (the pipelined ring's Eq. (2)), as ``tuwviz bench`` gives calibrated values.
     max_messages : int, optional
         As for :func:`schedule`; every schedule's size is estimated before any is built.
+    network : NodeNetwork, optional
+        Simulate on nodes (:func:`tuwviz.model.nodes.simulate_nodes`: intra- and inter-node
+        costs, one port per node) instead of the flat model; `alpha`, `beta` are then not
+        used (the cost-model parameters get the network's inter-node ones).
 
     Returns
     -------
@@ -303,13 +311,16 @@ def simulate_algorithms(problem: Problem, algorithm: str | None = None, params: 
     for name in names:  # estimate every schedule's size before building any
         checked = check_params(problem.collective, name, given(name), problem.p)
         check_messages(problem.collective, name, problem, max_messages, **checked)
+    if network is not None:
+        alpha, beta = network.inter
     out = []
     for name in names:
         chosen = given(name)
         if cost_params and uses_cost_model(takes[name], chosen):
             chosen = {**chosen, "alpha": alpha, "beta": beta}
         s = schedule(problem.collective, name, problem, max_messages=max_messages, **chosen)
-        out.append((s, simulate(s, alpha, beta, gamma)))
+        out.append((s, simulate(s, alpha, beta, gamma) if network is None
+                    else simulate_nodes(s, network, gamma)))
     return out
 
 

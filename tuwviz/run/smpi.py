@@ -19,8 +19,8 @@ Examples
 >>> from tuwviz.problems import make_problem
 >>> pr = make_problem("gatherv", 2, "same", 1).to_dict()
 >>> print(task_text([{"mode": "verify", "algorithm": "linear", "problem": pr}]), end="")
-tuwviz-smpi-task 1 90 1
-case 0 13 2 1 1 0 0 10 75 0.0 0
+tuwviz-smpi-task 2 90 1
+case 0 13 2 0 1 1 0 0 10 75 0.0 0
 counts 1 1
 """
 from __future__ import annotations

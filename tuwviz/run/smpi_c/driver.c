@@ -504,7 +504,7 @@ static void free_case(task_case *c)
 /* The communicator of a case's first p ranks (MPI_COMM_NULL on the others), made once per
  * p and kept: under SMPI a new communicator's first collectives cost seconds of wall time
  * at p = 576 (SMPI builds its node-aware sub-communicators, O(p^2) work), which a split per
- * case paid again every case. */
+ * case paid again every case.  With every rank in the case it is MPI_COMM_WORLD itself. */
 enum { MAX_COMMS = 64 };
 static struct {
     int p;
@@ -553,6 +553,10 @@ static MPI_Comm case_intercomm(int p, MPI_Comm both)
 
 static MPI_Comm case_comm(int p, int rank)
 {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (p == size) /* all ranks: the world, whose first collective (hello) is already paid */
+        return MPI_COMM_WORLD;
     for (int k = 0; k < ncomms; k++)
         if (comms[k].p == p)
             return comms[k].comm;
