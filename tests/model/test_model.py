@@ -481,3 +481,17 @@ def test_typed_meta_round_trips_through_json():
         # dict-style reading, for callers from before the dataclasses
         first = back.meta.keys()[0]
         assert back.meta[first] == getattr(back.meta, first) and first in back.meta
+
+
+@pytest.mark.parametrize("collective", ["gather", "scatter"])
+def test_the_binomial_trees_reordering_copy_is_costed_at_a_root_other_than_0(collective):
+    # the course report's overhead: the binomial kernels copy the p - 1 other blocks into
+    # (Gather: out of) virtual order at root != 0; divide and conquer needs no copy
+    gamma = 1e-9
+    t = {}
+    for alg in ("binomial", "divide_conquer"):
+        for root in (0, 2):
+            pr = make_problem(collective, 12, "same", 1000, root=root)
+            t[alg, root] = simulate(schedule(collective, alg, pr), 1e-6, 1e-9, gamma).time
+    assert t["binomial", 2] - t["binomial", 0] == pytest.approx(11 * 1000 * gamma)
+    assert t["divide_conquer", 2] == pytest.approx(t["divide_conquer", 0], rel=0.2)

@@ -89,7 +89,7 @@ from __future__ import annotations
 from ..problems import Problem
 from . import ordered_hypercube as oh
 from .meta import StarMeta, TreeMeta
-from .program import Op, Recv, Schedule, Send
+from .program import Compute, Op, Recv, Schedule, Send
 from .topology.binomial import BinomialTree, binomial_tree_create, virtual_blocks
 from .topology.circulant import circ_subtree_size, circ_tree_create
 from .topology.divide_conquer import DcTree, dc_tree_create
@@ -222,10 +222,23 @@ def binomial(problem: Problem) -> Schedule:
     Rank 4 first learns the size of rank 5's subtree (8 bytes, an ``int64_t``): it posts
     the data's receive knowing it, without probing.  Its own size goes to nobody, as its
     parent is the root.
+
+    MPI_Gather (``kernels_c/gather/gather_binomial.c``, the course report's) receives in
+    virtual order and then reorders at a root other than 0: one local copy of the p - 1
+    other blocks, a :class:`~tuwviz.model.program.Compute` of as many elements at the
+    root's end (``gamma`` each; Gatherv's kernel receives in place, no copy):
+
+    >>> g = binomial(make_problem("gather", p=6, distribution="same", b=3, root=2))
+    >>> g.programs[2][-1], binomial(make_problem("gather", p=6, b=3, root=0)).programs[0][-1]
+    (Compute(units=15, label='reorder copy'), Recv(peer=4, nbytes=24, tag=2, blocks=range(4, 6), kind='data'))
     """
     nbytes = _check(problem, "binomial")
     tree = _binomial_trees(problem.p, problem.root)
-    return _ordered_gather(problem, "binomial", tree, [t.size for t in tree], nbytes)
+    s = _ordered_gather(problem, "binomial", tree, [t.size for t in tree], nbytes)
+    if problem.collective == "gather" and problem.root != 0:
+        s.programs[problem.root].append(
+            Compute((problem.p - 1) * problem.block_counts()[0], "reorder copy"))
+    return s
 
 
 def circulant(problem: Problem) -> Schedule:

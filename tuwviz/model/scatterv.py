@@ -54,7 +54,7 @@ from . import ordered_hypercube as oh
 from .gatherv import COUNT_BYTES, _binomial_trees, _blocks, _dc_meta, _dc_trees, _ordered_meta, tuw_meta
 from .topology.circulant import circ_subtree_size, circ_tree_create
 from .meta import StarMeta
-from .program import Op, Recv, Schedule, Send
+from .program import Compute, Op, Recv, Schedule, Send
 
 __all__ = ["COUNT_BYTES", "binomial", "binomial_regular", "circulant", "circulant_regular",
            "divide_conquer", "linear", "tuw"]
@@ -138,8 +138,19 @@ def binomial_regular(problem: Problem) -> Schedule:
     >>> from tuwviz.problems import make_problem
     >>> binomial_regular(make_problem("scatter", p=6, distribution="same", b=1, root=2)).messages(2)
     [('send', 0, 8), ('send', 4, 8), ('send', 3, 4)]
+
+    At a root other than 0 the kernel first reorders the blocks into virtual order (the
+    course report's overhead, Figures 3 and 4): one local copy of the p - 1 other blocks,
+    a :class:`~tuwviz.model.program.Compute` of as many elements before the first send.
+
+    >>> binomial_regular(make_problem("scatter", p=6, distribution="same", b=1, root=2)).programs[2][0]
+    Compute(units=5, label='reorder copy')
     """
-    return _binomial(problem, "binomial", counts_ahead=False)
+    s = _binomial(problem, "binomial", counts_ahead=False)
+    if problem.collective == "scatter" and problem.root != 0:
+        s.programs[problem.root].insert(
+            0, Compute((problem.p - 1) * problem.block_counts()[0], "reorder copy"))
+    return s
 
 
 def _binomial(problem: Problem, name: str, counts_ahead: bool) -> Schedule:
