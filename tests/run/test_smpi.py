@@ -14,7 +14,9 @@ from tuwviz import config
 from tuwviz.errors import RankFailure
 from tuwviz.experiments.bench import bench
 from tuwviz.experiments.verify import run_verify, verify, verify_cases
+from tuwviz import model
 from tuwviz.kernels import algorithms
+from tuwviz.model.nodes import NodeNetwork, simulate_nodes
 from tuwviz.platforms import platform, platforms
 from tuwviz.problems import make_problem
 from tuwviz.run.smpi import SmpiBackend, run_smpi, smpi_backend, task_text
@@ -275,6 +277,18 @@ def test_every_one_group_kernel_matches_smpi_at_scale(p, plat):
     report = run_verify(cases, smpi_backend(plat, stall_limit=hang_guard(1800)))
     assert report.ok, report.table()
     assert {(r["collective"], r["algorithm"]) for r in report.results} == _one_group_algorithms()
+
+
+@pytest.mark.full
+def test_timing_runs_share_their_buffers_so_large_messages_fit_at_scale():
+    # 576 ranks of an Allgatherv of 100,000 ints each: 230 MB of receive buffer per rank,
+    # 132 GB in all if private; SMPI's shared malloc maps one 64 MiB block over all of them
+    df = bench("allgatherv", ["ring"], ps=[576], dists=["same"], bs=[100_000], reps=1,
+               warmup=0, progress=False,
+               backend=smpi_backend(PLATFORM, stall_limit=hang_guard(1800)))
+    s = model.schedule("allgatherv", "ring", make_problem("allgatherv", 576, "same", 100_000))
+    predicted = simulate_nodes(s, NodeNetwork.from_platform(PLATFORM, 576)).time * 1e6
+    assert df["median_us"].iloc[0] == pytest.approx(predicted, rel=0.1)
 
 
 @pytest.mark.full

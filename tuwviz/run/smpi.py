@@ -352,6 +352,10 @@ def run_smpi(nranks: int, cases: list[dict], on_result: Callable | None = None, 
                "-hostfile", str(tmp / "hosts"), str(exe),
                f"--cfg=smpi/coll-selector:{selector}", f"--cfg=network/model:{plat.network_model}",
                "--cfg=smpi/simulate-computation:no", *_overhead_cfg(plat.overhead),
+               # timing runs' shared buffers (smpi_c/driver.c, place()) are this block
+               # mapped over and over: 64 MiB blocks keep a 576-rank run of 230 MB buffers
+               # within Linux's 65,530 mappings a process (1 MiB blocks would need 132,000)
+               f"--cfg=smpi/shared-malloc-blocksize:{SHARED_BLOCK}",
                "--log=root.thres:warning",
                "--log=ker_engine.thres:info", str(tmp / "task")]
         record_launch("smpi", nranks)
@@ -362,6 +366,10 @@ def run_smpi(nranks: int, cases: list[dict], on_result: Callable | None = None, 
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         reaper.keep(tmp)
+
+
+#: Bytes of the physical block SMPI's shared malloc maps over timing runs' buffers.
+SHARED_BLOCK = 1 << 26
 
 
 def _overhead_cfg(o: float) -> list[str]:

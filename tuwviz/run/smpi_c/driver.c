@@ -9,7 +9,7 @@
  *            index), run the MPI library's collective (here SMPI's, chosen by its named
  *            selector) and the kernel on the same input, and compare every received byte;
  *   measure  tuw_time's repetitions, the slowest rank's time of each (MPI_Wtime is
- *            simulated time).
+ *            simulated time), on buffers of SMPI's shared malloc (see place()).
  *
  * The task file (written by tuwviz.run.smpi) is plain text:
  *
@@ -107,12 +107,36 @@ typedef struct {
     void *send, *recv;
     long long nrecv; /* elements of recv */
     int has_output;  /* MPI leaves recvbuf undefined at non-roots of gather and reduce */
+    int shared;      /* send and recv from SMPI's shared malloc (timing runs) */
     int *displs;
     tuw_args a;
 } buffers;
 
+/* The send and receive buffers of `b`, once make_buffers has sized them.  Timing runs
+ * (`shared`) take them from SMPI's shared malloc: every simulated process gets the same
+ * few physical pages, and SMPI moves no payload bytes in or out of them, so a 576-rank
+ * Allgatherv of megabytes per rank fits in memory and its wall time follows the number of
+ * messages, not their bytes.  Simulated time does not depend on the bytes' values, which
+ * are garbage there; verification keeps private buffers filled with known data. */
+static int place(const task_case *c, int rank, long long nsend, int fill, int shared,
+                 buffers *b)
+{
+    size_t item = (size_t)ITEM[c->datatype];
+    b->shared = shared;
+    if (shared) {
+        b->send = SMPI_SHARED_MALLOC((size_t)(nsend > 0 ? nsend : 1) * item);
+        b->recv = SMPI_SHARED_MALLOC((size_t)(b->nrecv > 0 ? b->nrecv : 1) * item);
+    } else {
+        b->send = data(c, rank, nsend);
+        b->recv = empty(c, b->nrecv, fill);
+    }
+    b->a.sendbuf = b->send;
+    b->a.recvbuf = b->recv;
+    return b->send && b->recv ? 0 : -1;
+}
+
 /* Two groups: rank's own block, and room for the other group's blocks in rank order. */
-static int inter_buffers(const task_case *c, int rank, int fill, buffers *b)
+static int inter_buffers(const task_case *c, int rank, int fill, int shared, buffers *b)
 {
     int in_a = rank < c->p, first = in_a ? c->p : 0, n = in_a ? c->q : c->p;
     memset(b, 0, sizeof *b);
@@ -130,17 +154,13 @@ static int inter_buffers(const task_case *c, int rank, int fill, buffers *b)
         a->recvcounts = (int *)remote;
         a->rdispls = b->displs = prefix(remote, n);
     }
-    b->send = data(c, rank, a->sendcount);
-    b->recv = empty(c, b->nrecv, fill);
-    a->sendbuf = b->send;
-    a->recvbuf = b->recv;
-    return b->send && b->recv ? 0 : -1;
+    return place(c, rank, a->sendcount, fill, shared, b);
 }
 
-static int make_buffers(const task_case *c, int rank, int fill, buffers *b)
+static int make_buffers(const task_case *c, int rank, int fill, int shared, buffers *b)
 {
     if (c->q)
-        return inter_buffers(c, rank, fill, b);
+        return inter_buffers(c, rank, fill, shared, b);
 
     int p = c->p, root = c->root, blk = 0, mine = c->counts[rank], is_root = rank == c->root;
     long long total = 0;
@@ -199,17 +219,18 @@ static int make_buffers(const task_case *c, int rank, int fill, buffers *b)
     default:
         return -1;
     }
-    b->send = data(c, rank, nsend);
-    b->recv = empty(c, b->nrecv, fill);
-    a->sendbuf = b->send;
-    a->recvbuf = b->recv;
-    return b->send && b->recv ? 0 : -1;
+    return place(c, rank, nsend, fill, shared, b);
 }
 
 static void free_buffers(buffers *b)
 {
-    free(b->send);
-    free(b->recv);
+    if (b->shared) {
+        SMPI_SHARED_FREE(b->send);
+        SMPI_SHARED_FREE(b->recv);
+    } else {
+        free(b->send);
+        free(b->recv);
+    }
     free(b->displs);
 }
 
@@ -374,7 +395,7 @@ static int run_verify(int ncase, const task_case *c, int fill, MPI_Comm comm, MP
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     buffers ref, got;
-    int rc = make_buffers(c, rank, fill, &ref) || make_buffers(c, rank, fill, &got)
+    int rc = make_buffers(c, rank, fill, 0, &ref) || make_buffers(c, rank, fill, 0, &got)
                  ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     if (failed_anywhere(rc, ncase, "buffers", comm))
         return 1;
@@ -419,7 +440,7 @@ static int run_measure(int ncase, const task_case *c, int fill, MPI_Comm comm, M
     int rank, done = 0;
     MPI_Comm_rank(comm, &rank);
     buffers b;
-    int rc = make_buffers(c, rank, fill, &b) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    int rc = make_buffers(c, rank, fill, 1, &b) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     double *times = calloc((size_t)(c->reps > 0 ? c->reps : 1), sizeof(double));
     double *slowest = calloc((size_t)(c->reps > 0 ? c->reps : 1), sizeof(double));
     if (!times || !slowest)
