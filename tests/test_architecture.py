@@ -45,7 +45,7 @@ PLANTS = {
     # file, code appended, what the report must say
     "upward import inside a function": (
         "errors.py", "\n\ndef _planted():\n    from .viz import plots\n",
-        ["layers: cli > course", "foundation BROKEN",
+        ["layers: cli > reproduce > course", "foundation BROKEN",
          "tuwviz.errors is not allowed to import tuwviz.viz", "tuwviz.errors -> tuwviz.viz.plots"]),
     # problems imports collectives; both are in the bottom layer, so only the circle is wrong
     "circle within one layer": (

@@ -14,6 +14,7 @@ from tuwviz.model.intergroup_cost import (
     SETTINGS,
     algorithm_1_bound,
     algorithm_2_bound,
+    eq_1,
     eq_2,
     eq_5,
     improvement,
@@ -167,3 +168,15 @@ def test_improvement_converges_to_its_limit_as_the_message_size_grows():
     # short messages: root gathering's binomial broadcast sends the whole message
     # ceil(log2 32) = 5 times, not twice: a larger ratio than Eq. (5)'s
     assert limit > limit_large
+
+
+def test_eq_1_is_about_three_times_the_lower_bound_and_below_eq_2():
+    """Section 3.1: the best root gathering is "about a factor three larger than the lower
+    bound" (Eq. (1)); MPICH's (Eq. (2)) costs more."""
+    for s in SETTINGS:
+        for n in (64, 256, 2048):
+            pr = setting_problem(s, n, 1000)
+            assert eq_1(pr) <= eq_2(pr), pr.label()
+    ratios = [eq_1(setting_problem(1, n, 1000)) / lower_bound(setting_problem(1, n, 1000))
+              for n in (64, 256, 2048)]
+    assert ratios == sorted(ratios) and 2.9 < ratios[0] < 3 and 2.999 < ratios[-1] < 3

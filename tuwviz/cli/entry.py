@@ -14,7 +14,7 @@ import sys
 
 from ..errors import TuwvizError
 from . import (main_assignment, main_bench, main_calibrate, main_grade, main_guidelines,
-               main_lab, main_list, main_model, main_platforms, main_verify)
+               main_lab, main_list, main_model, main_platforms, main_reproduce, main_verify)
 from .options import Parser
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -40,6 +40,8 @@ examples:
   tuwviz bench allgatherv --platform anl-gige --np 96 --dist broadcast --b 100000 \\
       --algorithms native,ring,pipelined
   tuwviz model gatherv linear --np 8 --dist random --b 100 --json
+  tuwviz reproduce allgatherv                       # the paper's claims, checked: reproduce/report.html
+  tuwviz reproduce all --scale quick --out repro
   tuwviz lab
   tuwviz assignment new gather-scatter my_work      # a course workspace to edit
   tuwviz grade my_work                              # build, check against the library
@@ -48,7 +50,8 @@ examples:
 #: Subcommand name -> its module, in the order of ``tuwviz --help``.
 COMMANDS = {"list": main_list, "verify": main_verify, "bench": main_bench,
             "calibrate": main_calibrate, "guidelines": main_guidelines, "model": main_model,
-            "platforms": main_platforms, "assignment": main_assignment, "grade": main_grade,
+            "platforms": main_platforms, "reproduce": main_reproduce,
+            "assignment": main_assignment, "grade": main_grade,
             "lab": main_lab}
 #: Other names of a subcommand (``tuwviz platform calibrate`` reads better than platforms).
 ALIASES = {"platform": "platforms"}
@@ -113,10 +116,12 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         how = f"ended by signal {_ended_by[0]}" if _ended_by else "interrupted"
-        # only bench and guidelines write rows as they measure
+        # only bench and guidelines write rows as they measure; reproduce says what it kept
         saved = "; rows measured so far are saved" if args.command in _SAVES_ROWS else ""
+        if args.command == "reproduce" and str(exc) and not isinstance(exc, _Terminated):
+            saved = f"; {exc}"
         print(f"{how}{saved}", file=sys.stderr)
         return 128 + (_ended_by[0] if _ended_by else signal.SIGINT)
     finally:

@@ -15,6 +15,8 @@ B the other (q, k_B, K_B), as :func:`tuwviz.model.intergroup.groups_ab` picks th
   as if every process held the largest run or segment;
 * :func:`theorem_3`: Algorithm 2's bound max(K_A + max k_A, K_B + max k_B) + log(pq), and
   :func:`algorithm_2_bound`, which also holds for tuwviz's schedule (see there);
+* :func:`eq_1`: the best root gathering (binomial gathers, one exchange, optimal
+  broadcasts): max((p-1) k_A, (q-1) k_B) + 2 M, about 3 M (Section 3.1);
 * :func:`eq_2`: the libraries' root gathering with the broadcast that is twice the data:
   max((p-1) k_A, (q-1) k_B) + 3 p k_A + 3 q k_B (Section 3.1);
 * :func:`eq_5`: the expected improvement (M + 3 K_A + 3 K_B) / M (Section 5), which for
@@ -47,6 +49,7 @@ __all__ = [
     "algorithm_1_bound",
     "algorithm_2_bound",
     "bounds",
+    "eq_1",
     "eq_2",
     "eq_5",
     "improvement",
@@ -165,6 +168,23 @@ def algorithm_2_bound(problem: Problem) -> int:
     counts = 16 * max(_clog2(g.p), _clog2(g.q))
     exchange = max(-(-g.K_A // g.q) + max(g.a), -(-g.K_B // g.p) + max(g.b))
     return counts + (exchange + max(g.K_A + g.q, g.K_B + g.p)) * g.item
+
+
+def eq_1(problem: Problem) -> int:
+    """The best root gathering's transfer term (Eq. (1), first line), in bytes.
+
+    The gathers at the two roots (max((p-1) k_A, (q-1) k_B) with optimal binomial trees),
+    the roots' exchange (M) and optimal broadcasts in both groups (M): about 3 M as p and
+    q grow, "a factor three larger than the lower bound".  Allgatherv: the same with the
+    groups' sums (the gather of all but the root's block).
+
+    >>> pr = make_problem("allgather", 8, "regular", 10, q=8, datatype="byte")
+    >>> eq_1(pr), lower_bound(pr)          # 70 + 2 x 80
+    (230, 80)
+    """
+    g = _groups(problem)
+    gather = max(g.K_A - g.a[0], g.K_B - g.b[0])
+    return (gather + 2 * max(g.K_A, g.K_B)) * g.item
 
 
 def eq_2(problem: Problem) -> int:

@@ -1,0 +1,246 @@
+"""``tuwviz reproduce``: every table, figure and headline of a paper, beside the paper's own
+numbers, with a verdict per claim.
+
+:func:`reproduce` runs a paper's claims (:mod:`tuwviz.reproduce.papers`) one by one; each
+gives a :class:`~tuwviz.reproduce.claims.Finding` (labelled values from the paper, the
+paper's formulas, the model, SimGrid's SMPI on the paper's platform and this machine, and a
+verdict with its reason), saved the moment it is done.  The report is one HTML page
+(offline) and two tidy CSVs (:mod:`tuwviz.reproduce.store`).  Rerunning reuses the
+findings whose inputs did not change; an interrupted run keeps the finished ones and says
+which did not run.
+
+Scales: ``quick`` runs SMPI and this machine at smaller p with fewer repetitions (said so on
+the page and in each finding), the model and formulas at the papers' sizes; ``paper`` uses
+the papers' sizes wherever the backend allows.
+
+Examples
+--------
+>>> [c.id for c in claims_of("allgatherv")][:2]
+['headline', 'ring_broadcast_vs_spike']
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .._version import __version__
+from ..errors import TuwvizError
+from .claims import VERDICTS, Claim, Finding
+from .page import render
+from .papers import MODULES
+from .published import PAPERS, Published, published
+from .store import Store
+
+__all__ = ["PAPERS", "SCALES", "Context", "Reproduction", "available", "claims_of",
+           "reproduce"]
+
+#: The scales, with what they mean.
+SCALES = {"quick": "smaller p and fewer repetitions for SMPI and this machine (minutes)",
+          "paper": "the papers' sizes wherever the backend allows (hours)"}
+
+
+@dataclass
+class Context:
+    """What a claim's function gets: the paper's data, the scale, where to write rows."""
+
+    paper: Published
+    scale: str
+    store: Store
+    progress: bool = True
+
+    def pick(self, quick, paper):
+        """`quick` at the quick scale, else `paper`."""
+        return quick if self.scale == "quick" else paper
+
+    @property
+    def dir(self) -> Path:
+        """The paper's folder for raw rows (bench CSVs)."""
+        return self.store.paper_dir(self.paper.key)
+
+    def claim(self, cid: str) -> dict:
+        """The claim's entry in the paper's data file."""
+        return self.paper.claim(cid)
+
+    def say(self, msg: str) -> None:
+        """A progress line on stderr (if progress is on)."""
+        if self.progress:
+            print(msg, file=sys.stderr, flush=True)
+
+
+@dataclass
+class Reproduction:
+    """The outcome of :func:`reproduce`: one dict per claim and where the files are."""
+
+    results: list[dict]
+    report: Path
+    summary_csv: Path
+    values_csv: Path
+    scale: str
+    interrupted: bool = False
+    failed: list[str] = field(default_factory=list)
+
+    def counts(self, paper: str | None = None) -> dict[str, int]:
+        """Verdict counts (plus ``failed``, ``not run``), for one paper or all."""
+        out = {v: 0 for v in VERDICTS} | {"failed": 0, "not run": 0}
+        for r in self.results:
+            if paper is None or r["paper"] == paper:
+                key = r["finding"].verdict if r["finding"] else r.get("status", "not run")
+                out[key] += 1
+        return out
+
+    def verdict(self, paper: str, claim: str) -> str:
+        """One claim's verdict (or ``failed`` / ``not run``)."""
+        for r in self.results:
+            if r["paper"] == paper and r["claim"] == claim:
+                return r["finding"].verdict if r["finding"] else r.get("status", "not run")
+        raise KeyError(f"{paper}/{claim}")
+
+    def table(self) -> list[dict]:
+        """The summary as rows: paper, claim, verdict, reason."""
+        return [{"paper": r["paper"], "claim": r["claim"],
+                 "verdict": r["finding"].verdict if r["finding"] else r.get("status", "not run"),
+                 "reason": r["finding"].reason if r["finding"] else r.get("error", "")}
+                for r in self.results]
+
+
+def available() -> list[str]:
+    """The papers whose claims are written (a data file and a checking module)."""
+    return [p for p in PAPERS if p in MODULES]
+
+
+def claims_of(paper: str, data: Published | None = None) -> list[Claim]:
+    """The paper's claims in data-file order, each with its checking function.
+
+    Raises
+    ------
+    TuwvizError
+        For an unknown paper, or a data file and module that do not match (a claim without
+        a function or a function without a claim).
+    """
+    if paper not in PAPERS:
+        raise TuwvizError(f"unknown paper {paper!r}; valid: {', '.join(PAPERS)}, all")
+    if paper not in MODULES:
+        raise TuwvizError(f"paper {paper!r}: its claims are not written yet; available: "
+                          f"{', '.join(available())}")
+    data = data or published(paper)
+    mod = MODULES[paper]
+    fns = {name[len("claim_"):]: fn for name, fn in vars(mod).items()
+           if name.startswith("claim_") and callable(fn)}
+    ids = data.claims()
+    if set(ids) != set(fns):
+        raise TuwvizError(f"{data.path.name} and {mod.__name__} disagree: claims without a "
+                          f"function: {sorted(set(ids) - set(fns))}; functions without a "
+                          f"claim: {sorted(set(fns) - set(ids))}")
+    return [Claim(paper, cid, fns[cid]) for cid in ids]
+
+
+def _code_hash(paper: str) -> str:
+    src = inspect.getsource(MODULES[paper])
+    return hashlib.sha256(src.encode()).hexdigest()[:16]
+
+
+def reproduce(papers: str | list[str] = "all", scale: str = "quick",
+              out: str | os.PathLike = "reproduce", *, only: list[str] | None = None,
+              reuse: bool = True, progress: bool = True,
+              data: dict[str, str | os.PathLike] | None = None) -> Reproduction:
+    """Run the claims of `papers`, write the report and CSVs under `out`.
+
+    Parameters
+    ----------
+    papers : str or list of str
+        Keys of :data:`PAPERS`, or ``"all"`` (every paper whose claims are written).
+    scale : {"quick", "paper"}
+        See :data:`SCALES`.
+    out : path
+        Output folder (created); ``report.html``, ``summary.csv``, ``values.csv`` and one
+        folder per paper.
+    only : list of str, optional
+        Claim ids to run (others are left out of the report).
+    reuse : bool
+        Reuse findings of an earlier run whose inputs are unchanged (default).
+    progress : bool
+        Progress lines on stderr.
+    data : dict, optional
+        Paper -> data file to use instead of the package's (a test's altered copy).
+
+    Returns
+    -------
+    Reproduction
+
+    Raises
+    ------
+    TuwvizError
+        For an unknown paper, scale or claim id (before anything runs).
+    KeyboardInterrupt
+        After writing the report of the claims finished so far.
+    """
+    if scale not in SCALES:
+        raise TuwvizError(f"unknown scale {scale!r}; valid: {', '.join(SCALES)}")
+    names = available() if papers == "all" else [papers] if isinstance(papers, str) else list(papers)
+    plan = [(pub, claims_of(paper, pub)) for paper in names
+            for pub in [published(paper, (data or {}).get(paper))]]
+    if only:
+        unknown = set(only) - {c.id for _, cl in plan for c in cl}
+        if unknown:
+            raise TuwvizError(f"unknown claim(s) {', '.join(sorted(unknown))}; claims: "
+                              + "; ".join(f"{pub.key}: {', '.join(c.id for c in cl)}"
+                                          for pub, cl in plan))
+        plan = [(pub, [c for c in cl if c.id in only]) for pub, cl in plan]
+    store = Store(out)
+    total = sum(len(cl) for _, cl in plan)
+    results, failed, interrupted, done = [], [], False, 0
+    for pub, cl in plan:
+        ctx = Context(pub, scale, store, progress)
+        code = _code_hash(pub.key)
+        for c in cl:
+            entry = pub.claim(c.id)
+            r = {"paper": pub.key, "paper_title": pub.title, "claim": c.id,
+                 "title": entry.get("title", c.id), "source": entry.get("source", ""),
+                 "quote": entry.get("quote", ""), "scale": scale, "finding": None,
+                 "wall_s": 0.0, "status": "not run"}
+            results.append(r)
+            if interrupted:
+                r["error"] = "the run was interrupted before this claim"
+                continue
+            done += 1
+            key = {"scale": scale, "data": pub.digest(c.id), "code": code,
+                   "tuwviz": __version__}
+            found = store.load(pub.key, c.id, key) if reuse else None
+            if found is not None:
+                r.update(finding=found, wall_s=store.wall(pub.key, c.id))
+                ctx.say(f"[{done}/{total}] {pub.key}/{c.id}: {found.verdict} (reused)")
+                continue
+            t0 = time.monotonic()
+            try:
+                ctx.say(f"[{done}/{total}] {pub.key}/{c.id} ...")
+                finding = c.run(ctx)
+                if not isinstance(finding, Finding):
+                    raise TypeError(f"{c.id} returned {type(finding).__name__}, not a Finding")
+                wall = time.monotonic() - t0
+                store.save(pub.key, c.id, key, finding, wall)
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep what is done, report it
+                interrupted = True
+                r["error"] = "interrupted while running"
+                continue
+            except Exception as exc:  # one claim's failure must not lose the others
+                r.update(status="failed", error=f"{type(exc).__name__}: {exc}",
+                         wall_s=time.monotonic() - t0)
+                failed.append(f"{pub.key}/{c.id}")
+                ctx.say(f"    failed: {type(exc).__name__}: {exc}")
+                continue
+            r.update(finding=finding, wall_s=wall)
+            ctx.say(f"    {finding.verdict} ({wall:.1f} s)")
+    summary, values = store.write_csvs(results)
+    report = store.root / "report.html"
+    missing = [p for p in PAPERS if p not in MODULES]
+    note = (f"Not covered yet: {', '.join(missing)}." if papers == "all" and missing else "")
+    report.write_text(render(results, scale, note), encoding="utf-8")
+    rep = Reproduction(results, report, summary, values, scale, interrupted, failed)
+    if interrupted:
+        raise KeyboardInterrupt(f"finished claims are saved; their report: {report}")
+    return rep
