@@ -32,7 +32,7 @@ from .._version import __version__
 from ..errors import TuwvizError
 from .claims import VERDICTS, Claim, Finding
 from .page import render
-from .papers import MODULES
+from .papers import MODULES, _common
 from .published import PAPERS, Published, published
 from .store import Store
 
@@ -140,7 +140,8 @@ def claims_of(paper: str, data: Published | None = None) -> list[Claim]:
 
 
 def _code_hash(paper: str) -> str:
-    src = inspect.getsource(MODULES[paper])
+    """A hash of the code that checks `paper`'s claims: its module and the shared helpers."""
+    src = inspect.getsource(MODULES[paper]) + inspect.getsource(_common)
     return hashlib.sha256(src.encode()).hexdigest()[:16]
 
 
