@@ -25,7 +25,7 @@ import inspect
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .._version import __version__
@@ -34,7 +34,7 @@ from .claims import VERDICTS, Claim, Finding
 from .page import render
 from .papers import MODULES, _common
 from .published import PAPERS, Published, published
-from .store import Store
+from .store import Store, outcome
 
 __all__ = ["PAPERS", "SCALES", "Context", "Reproduction", "available", "claims_of",
            "reproduce"]
@@ -82,28 +82,31 @@ class Reproduction:
     values_csv: Path
     scale: str
     interrupted: bool = False
-    failed: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[str]:
+        """``paper/claim`` of every claim that failed."""
+        return [f"{r['paper']}/{r['claim']}" for r in self.results if outcome(r) == "failed"]
 
     def counts(self, paper: str | None = None) -> dict[str, int]:
         """Verdict counts (plus ``failed``, ``not run``), for one paper or all."""
         out = {v: 0 for v in VERDICTS} | {"failed": 0, "not run": 0}
         for r in self.results:
             if paper is None or r["paper"] == paper:
-                key = r["finding"].verdict if r["finding"] else r.get("status", "not run")
-                out[key] += 1
+                out[outcome(r)] += 1
         return out
 
     def verdict(self, paper: str, claim: str) -> str:
         """One claim's verdict (or ``failed`` / ``not run``)."""
         for r in self.results:
             if r["paper"] == paper and r["claim"] == claim:
-                return r["finding"].verdict if r["finding"] else r.get("status", "not run")
+                return outcome(r)
         raise KeyError(f"{paper}/{claim}")
 
     def table(self) -> list[dict]:
         """The summary as rows: paper, claim, verdict, reason."""
         return [{"paper": r["paper"], "claim": r["claim"],
-                 "verdict": r["finding"].verdict if r["finding"] else r.get("status", "not run"),
+                 "verdict": outcome(r),
                  "reason": r["finding"].reason if r["finding"] else r.get("error", "")}
                 for r in self.results]
 
@@ -194,7 +197,7 @@ def reproduce(papers: str | list[str] = "all", scale: str = "quick",
         plan = [(pub, [c for c in cl if c.id in only]) for pub, cl in plan]
     store = Store(out)
     total = sum(len(cl) for _, cl in plan)
-    results, failed, interrupted, done = [], [], False, 0
+    results, interrupted, done = [], False, 0
     for pub, cl in plan:
         ctx = Context(pub, scale, store, progress)
         code = _code_hash(pub.key)
@@ -213,8 +216,8 @@ def reproduce(papers: str | list[str] = "all", scale: str = "quick",
                    "tuwviz": __version__}
             found = store.load(pub.key, c.id, key) if reuse else None
             if found is not None:
-                r.update(finding=found, wall_s=store.wall(pub.key, c.id))
-                ctx.say(f"[{done}/{total}] {pub.key}/{c.id}: {found.verdict} (reused)")
+                r.update(finding=found[0], wall_s=found[1])
+                ctx.say(f"[{done}/{total}] {pub.key}/{c.id}: {found[0].verdict} (reused)")
                 continue
             t0 = time.monotonic()
             try:
@@ -231,7 +234,6 @@ def reproduce(papers: str | list[str] = "all", scale: str = "quick",
             except Exception as exc:  # one claim's failure must not lose the others
                 r.update(status="failed", error=f"{type(exc).__name__}: {exc}",
                          wall_s=time.monotonic() - t0)
-                failed.append(f"{pub.key}/{c.id}")
                 ctx.say(f"    failed: {type(exc).__name__}: {exc}")
                 continue
             r.update(finding=finding, wall_s=wall)
@@ -241,7 +243,7 @@ def reproduce(papers: str | list[str] = "all", scale: str = "quick",
     missing = [p for p in PAPERS if p not in MODULES]
     note = (f"Not covered yet: {', '.join(missing)}." if papers == "all" and missing else "")
     report.write_text(render(results, scale, note), encoding="utf-8")
-    rep = Reproduction(results, report, summary, values, scale, interrupted, failed)
+    rep = Reproduction(results, report, summary, values, scale, interrupted)
     if interrupted:
         raise KeyboardInterrupt(f"finished claims are saved; their report: {report}")
     return rep

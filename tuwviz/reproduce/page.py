@@ -21,6 +21,7 @@ import html as _html
 from collections import Counter
 
 from .claims import SOURCES, VERDICTS
+from .store import outcome
 
 __all__ = ["figure", "render"]
 
@@ -110,8 +111,7 @@ def render(results: list[dict], scale: str, note: str = "") -> str:
                + "<th>claims</th></tr>")
     total: Counter = Counter()
     for paper, rs in papers.items():
-        c = Counter(r["finding"].verdict if r["finding"] else r.get("status", "not run")
-                    for r in rs)
+        c = Counter(outcome(r) for r in rs)
         total.update(c)
         out.append(f'<tr><td><a href="#{esc(paper)}">{esc(paper)}</a></td>'
                    + "".join(f'<td class="num">{c.get(k, 0)}</td>' for k in cols)
@@ -123,7 +123,7 @@ def render(results: list[dict], scale: str, note: str = "") -> str:
         out.append(f'<h2 id="{esc(paper)}">{esc(paper)}: {esc(rs[0].get("paper_title", ""))}</h2>')
         out.append("<table><tr><th>claim</th><th>source</th><th>verdict</th></tr>")
         for r in rs:
-            v = r["finding"].verdict if r["finding"] else r.get("status", "not run")
+            v = outcome(r)
             out.append(f'<tr><td><a href="#{esc(paper)}-{esc(r["claim"])}">{esc(r["title"])}'
                        f'</a></td><td>{esc(r["source"])}</td><td>{_verdict(v)}</td></tr>')
         out.append("</table>")

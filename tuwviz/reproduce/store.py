@@ -19,7 +19,7 @@ Examples
 >>> with tempfile.TemporaryDirectory() as d:
 ...     st = Store(d)
 ...     st.save("allgatherv", "headline", {"scale": "quick"}, Finding(REPRODUCED, "same"), 1.5)
-...     print(st.load("allgatherv", "headline", {"scale": "quick"}).verdict,
+...     print(st.load("allgatherv", "headline", {"scale": "quick"})[0].verdict,
 ...           st.load("allgatherv", "headline", {"scale": "paper"}))
 reproduced None
 """
@@ -33,10 +33,20 @@ from pathlib import Path
 from ..errors import OutputPathError
 from .claims import Finding
 
-__all__ = ["Store"]
+__all__ = ["Store", "outcome"]
 
 SUMMARY_FIELDS = ["paper", "claim", "title", "source", "scale", "verdict", "reason", "wall_s"]
 VALUE_FIELDS = ["paper", "claim", "quantity", "source", "value", "unit", "where", "verdict"]
+
+
+def outcome(result: dict) -> str:
+    """A result row's verdict, or its status (``failed``, ``not run``) without a finding.
+
+    >>> outcome({"finding": None, "status": "failed"})
+    'failed'
+    """
+    f = result["finding"]
+    return f.verdict if f is not None else result.get("status", "not run")
 
 
 class Store:
@@ -68,23 +78,16 @@ class Store:
     def _path(self, paper: str, cid: str) -> Path:
         return self.paper_dir(paper) / "findings" / f"{cid}.json"
 
-    def load(self, paper: str, cid: str, key: dict) -> Finding | None:
-        """The stored finding if its key equals `key`, else None."""
+    def load(self, paper: str, cid: str, key: dict) -> tuple[Finding, float] | None:
+        """The stored finding and the seconds it took, if its key equals `key`; else None."""
         path = self._path(paper, cid)
         try:
             d = json.loads(path.read_text(encoding="utf-8"))
             if d.get("key") != key:
                 return None
-            return Finding.from_dict(d["finding"])
+            return Finding.from_dict(d["finding"]), float(d["wall_s"])
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing, partly written or from another version: run again
-
-    def wall(self, paper: str, cid: str) -> float:
-        """Seconds the stored finding took (0 if none)."""
-        try:
-            return float(json.loads(self._path(paper, cid).read_text())["wall_s"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return 0.0
 
     def save(self, paper: str, cid: str, key: dict, finding: Finding, wall_s: float) -> None:
         """Write a finding atomically (a crash leaves the old file or the new one)."""
@@ -109,8 +112,7 @@ class Store:
             for r in results:
                 f = r["finding"]
                 ws.writerow({"paper": r["paper"], "claim": r["claim"], "title": r["title"],
-                             "source": r["source"], "scale": r["scale"],
-                             "verdict": f.verdict if f else r.get("status", "not run"),
+                             "source": r["source"], "scale": r["scale"], "verdict": outcome(r),
                              "reason": f.reason if f else r.get("error", ""),
                              "wall_s": round(r.get("wall_s", 0.0), 2)})
                 for v in (f.values if f else []):

@@ -17,7 +17,7 @@ from ...platforms import platform as get_platform
 from ...problems import Problem
 from ...run.smpi import DEFAULT_SELECTOR, smpi_backend
 
-__all__ = ["clog2", "here", "measure_here", "model_us", "network", "ratio_text", "smpi_bench",
+__all__ = ["clog2", "flat_costs", "here", "measure_here", "model_us", "network", "ratio_text", "smpi_bench",
            "smpi_study"]
 
 
@@ -33,6 +33,11 @@ def clog2(n: int) -> int:
 def network(plat: str, p: int, ppn: int | None = None) -> NodeNetwork:
     """`p` ranks on the platform's nodes, one port per node (the node-aware model)."""
     return NodeNetwork.from_platform(plat, p, ppn=ppn)
+
+
+def flat_costs(plat: str) -> tuple[float, float]:
+    """The flat model's alpha, beta on `plat`: its message between two nodes."""
+    return network(plat, 2, ppn=1).inter
 
 
 def model_us(collective: str, algorithm: str, problem: Problem, net: NodeNetwork | None = None,

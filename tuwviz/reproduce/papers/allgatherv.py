@@ -21,7 +21,7 @@ from ...model import allgatherv as ag
 from ...model.nodes import NodeNetwork, simulate_nodes
 from ...problems import Problem, make_problem
 from ..claims import DIFFERS, IN_SHAPE, REPRODUCED, Finding, Value, judge_factor, judge_range
-from ._common import here, measure_here, model_us, network, smpi_bench
+from ._common import flat_costs, here, measure_here, model_us, network, smpi_bench
 
 __all__ = ["claim_eq1_rounds", "claim_eq2_block_size", "claim_geometric_5772",
            "claim_geometric_65536", "claim_geometric_96", "claim_geometric_processes",
@@ -61,10 +61,6 @@ def closed_forms(problem: Problem, block_bytes: int, alpha: float, beta: float) 
     """(linear ring, pipelined ring bound) in seconds."""
     nb = [problem.nbytes(i) for i in range(problem.p)]
     return ring_closed_form(nb, alpha, beta), pipelined_bound(problem, block_bytes, alpha, beta)
-
-
-def _flat(plat: str) -> tuple[float, float]:
-    return network(plat, 2, ppn=1).inter
 
 
 def _ratio_rows(rows, dists) -> dict:
@@ -262,7 +258,7 @@ def claim_eq1_rounds(ctx) -> Finding:
 def claim_eq2_block_size(ctx) -> Finding:
     """Eq. (2) against a model sweep over B, Broadcast of 32 MB on 30 SX-8 nodes."""
     p = 30
-    alpha, beta = _flat("sx8")
+    alpha, beta = flat_costs("sx8")
     pr = make_problem("allgatherv", p, "broadcast", 32 * MB, datatype="byte")
     sweep = ag.block_sweep(pr, [1 << k for k in range(12, 26)], alpha=alpha, beta=beta)
     est = float(sweep.estimate_bytes[0])
@@ -310,16 +306,16 @@ def claim_smp_reranking(ctx) -> Finding:
     node = _placement(e["node_sizes"])
     p = len(node)
     plat_net = network("sx8", 2, ppn=1)
-    vals, per_round, times = [], {}, {}
+    pr = make_problem("allgatherv", p, "regular", MB // 4)
+    net = NodeNetwork(tuple(node), plat_net.intra, plat_net.inter, True, "sx8 costs")
+    vals, per_round, times, rings = [], {}, {}, {}
     for order in ("rank", "smp"):
-        pr = make_problem("allgatherv", p, "regular", MB // 4)
         params = {"ring": order} | ({"nodes": node} if order == "smp" else {})
         s = model.schedule("allgatherv", "ring", pr, **params)
-        ring = s.meta.ring
+        ring = rings[order] = s.meta.ring
         off = [sum(1 for k, r in enumerate(ring) if node[r] == n and node[ring[(k + 1) % p]] != n)
                for n in range(len(e["node_sizes"]))]
         per_round[order] = max(off)
-        net = NodeNetwork(tuple(node), plat_net.intra, plat_net.inter, True, "sx8 costs")
         times[order] = simulate_nodes(s, net).time * 1e6
         label = "re-ranked by node" if order == "smp" else "rank order"
         vals.append(Value(f"most processes of one node sending off-node per round, {label}",
@@ -331,13 +327,11 @@ def claim_smp_reranking(ctx) -> Finding:
     vals.append(Value("(p - 1)(alpha + beta m'): one message per port per round", "formula",
                       optimal * 1e6, "us", "sx8 inter-node costs"))
     ok = per_round["smp"] == 1 and times["smp"] <= optimal * 1e6 * 1.001
-    ring_smp = model.schedule("allgatherv", "ring", make_problem("allgatherv", p, "regular", 1),
-                              ring="smp", nodes=node).meta.ring
     figure = {"title": "Figure 1: node of each ring position, before and after re-ranking",
               "x_label": "position in the ring", "y_label": "node",
               "series": {"rank order": {"x": list(range(p)), "y": node, "source": "model"},
                          "re-ranked by node": {"x": list(range(p)),
-                                               "y": [node[r] for r in ring_smp],
+                                               "y": [node[r] for r in rings["smp"]],
                                                "source": "formula", "color": "#d62728"}}}
     reason = (f"Re-ranked, every node has exactly one process sending to and one receiving "
               f"from another node per round, and the model's ring takes the bandwidth-optimal "
@@ -445,7 +439,7 @@ def claim_geometric_processes(ctx) -> Finding:
 
 
 def _closed_curve(plat: str, p: int, cs, bb: int):
-    alpha, beta = _flat(plat)
+    alpha, beta = flat_costs(plat)
     ring, pipe = [], []
     for c in cs:
         pr = make_problem("allgatherv", p, "geometric", c, datatype="byte")
@@ -458,7 +452,7 @@ def _closed_curve(plat: str, p: int, cs, bb: int):
 def _closed_check(plat: str, bb: int, p: int = 192, c: int = 4096) -> float:
     """Closed form / simulation of the flat model at a size it can simulate (both rings,
     the larger deviation)."""
-    alpha, beta = _flat(plat)
+    alpha, beta = flat_costs(plat)
     pr = make_problem("allgatherv", p, "geometric", c, datatype="byte")
     r, q = closed_forms(pr, bb, alpha, beta)
     sr = model.simulate(model.schedule("allgatherv", "ring", pr), alpha, beta).time

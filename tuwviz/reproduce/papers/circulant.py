@@ -18,7 +18,7 @@ from ...model import reduce as model_reduce
 from ...problems import make_problem
 from ...run.smpi import SELECTORS
 from ..claims import DIFFERS, IN_SHAPE, REPRODUCED, Finding, Value
-from ._common import clog2, model_us, network, ratio_text, smpi_bench, smpi_study
+from ._common import clog2, flat_costs, model_us, network, ratio_text, smpi_bench, smpi_study
 
 __all__ = ["claim_butterfly_allgather", "claim_combined_factor_two", "claim_consistency",
            "claim_hydra_libraries", "claim_irene_headline", "claim_table_i", "claim_table_ii",
@@ -47,7 +47,7 @@ def claim_table_ii(ctx) -> Finding:
 def claim_table_i(ctx) -> Finding:
     """Table I's formulas against the simulated schedules, at the paper's Hydra size."""
     p, m = 1152, 1152 * 100
-    alpha, beta = network("hydra", 2, ppn=1).inter
+    alpha, beta = flat_costs("hydra")
     gamma = 1e-10  # assumed: a byte of MPI_BOR or of copy, 0.1 ns
     t = model_reduce.table_i([p], m, alpha, beta, gamma)
     ag = model_allgather.allgather_table([p], m // p, alpha, beta, gamma)
@@ -93,7 +93,7 @@ def _butterfly_allgather(p: int, m: float, a: float, b: float, g: float) -> floa
 
 def claim_butterfly_allgather(ctx) -> Finding:
     """Table I's butterfly Allgather row, evaluated beside the circulant and Bruck models."""
-    alpha, beta = network("hydra", 2, ppn=1).inter
+    alpha, beta = flat_costs("hydra")
     gamma = 1e-10
     vals, ratios = [], []
     for p in (1024, 1152):
