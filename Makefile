@@ -23,7 +23,7 @@ TEST_HOME   = $(CURDIR)/build/home
 ACTIVATE    = PATH="$(abspath $(VENV))/bin:$$PATH"
 
 .DEFAULT_GOAL := help
-.PHONY: help setup kernels lab test test-full browser simgrid clean
+.PHONY: help setup kernels lab test test-full browser simgrid slurm clean
 
 help: ## list the targets
 	@echo "tuwviz make targets:"
@@ -60,7 +60,7 @@ test: $(STAMP) browser simgrid ## set up, then run the test suite, p and roots s
 	@mkdir -p "$(IPYTHONDIR)" "$(JUPYTER_CONFIG_DIR)" "$(JUPYTER_DATA_DIR)" "$(JUPYTER_RUNTIME_DIR)"
 	$(ACTIVATE) $(PY) -m pytest --durations=15 --timeout=600 $(PYTEST_ARGS)
 
-test-full: $(STAMP) browser simgrid ## everything in `make test` plus the exhaustive sweeps (run before resolving)
+test-full: $(STAMP) browser simgrid slurm ## everything in `make test` plus the exhaustive sweeps (run before resolving)
 	@mkdir -p "$(IPYTHONDIR)" "$(JUPYTER_CONFIG_DIR)" "$(JUPYTER_DATA_DIR)" "$(JUPYTER_RUNTIME_DIR)"
 	$(ACTIVATE) $(PY) -m pytest --durations=15 -m "full or not full" $(PYTEST_ARGS)
 
@@ -91,6 +91,11 @@ browser: ## install Chromium for the browser tests with apt-get, if missing
 # SimGrid's SMPI (smpicc, smpirun) runs the kernels on simulated platforms (--backend smpi).
 simgrid: ## install SimGrid (libsimgrid-dev) for the simulated runs with apt-get, if missing
 	$(call apt_install,command -v smpirun >/dev/null 2>&1,libsimgrid-dev,SimGrid SMPI)
+
+# SLURM (munge, slurmctld, slurmd, the clients): the full tier starts a real one on this
+# machine (tests/support/slurm.py) to run the batch commands under srun.
+slurm: ## install SLURM and munge for the SLURM tests with apt-get, if missing
+	$(call apt_install,command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 && command -v srun >/dev/null 2>&1 && command -v munged >/dev/null 2>&1,munge slurmctld slurmd slurm-client,SLURM)
 
 clean: ## remove build/ and .venv
 	rm -rf build $(VENV) tuwviz.egg-info

@@ -169,3 +169,25 @@ def lab(tmp_path_factory):
     server.marker = marker
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def slurm():
+    """A real SLURM for the session (tests/support/slurm.py): munged, slurmctld and two
+    slurmd node names on this host, in a private folder; every job cancelled and every
+    daemon ended afterwards.  `make test-full` installs the packages (`make slurm`)."""
+    from support.slurm import Slurm, missing
+
+    gone = missing()
+    if gone:
+        pytest.fail(f"SLURM is not installed ({', '.join(gone)} not found): run `make slurm` "
+                    f"(apt-get install munge slurmctld slurmd slurm-client)")
+    root = Path(tempfile.mkdtemp(prefix="tuwviz-slurm-", dir="/tmp"))  # munge's socket path is short
+    try:
+        cluster = Slurm(root)
+        try:
+            yield cluster
+        finally:
+            cluster.stop()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

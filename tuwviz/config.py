@@ -19,6 +19,12 @@ variable                       what it sets                                   re
 ``TUWVIZ_ASSIGNMENT_QUICK``    ``1``: an assignment's small settings          :func:`assignment_quick`
 ``TUWVIZ_LAUNCH_LOG``          a file each MPI launch is counted in           :func:`launch_log`
 ``TUWVIZ_WATCH``               the driver's watch socket (set for the ranks)  :func:`watch_address`
+``TUWVIZ_SLURM_MPI``           ``srun --mpi=`` (PMI flavour; ``pmi2``)        :func:`slurm_settings`
+``TUWVIZ_SLURM_PARTITION``     a new job's ``--partition`` (srun, profile)    :func:`slurm_settings`
+``TUWVIZ_SLURM_ACCOUNT``       a new job's ``--account``                      :func:`slurm_settings`
+``TUWVIZ_SLURM_TIME``          a new job's ``--time``                         :func:`slurm_settings`
+``TUWVIZ_SLURM_OPTIONS``       a new job's further options                    :func:`slurm_settings`
+``TUWVIZ_SLURM_PENDING``       seconds a new job may stay pending (300)       :func:`slurm_pending`
 =============================  =============================================  ==================
 
 Examples
@@ -60,6 +66,8 @@ __all__ = [
     "max_ranks",
     "profiles_dir",
     "sanitize",
+    "slurm_pending",
+    "slurm_settings",
     "watch_address",
     "workspace",
 ]
@@ -168,3 +176,23 @@ def launch_log() -> str:
 def watch_address() -> str:
     """The driver's watch socket a rank connects to ("" outside a watched run)."""
     return _text(WATCH)
+
+
+def slurm_settings(env: dict | None = None) -> dict[str, str]:
+    """The SLURM settings of runs started with ``srun`` (and of the SLURM profile): ``mpi``
+    (default ``pmi2``: pip's MPICH needs it), ``partition``, ``account``, ``time``,
+    ``options`` ("" when unset), from `env` (default: this process's environment).
+
+    >>> slurm_settings({"TUWVIZ_SLURM_PARTITION": " short "})["partition"], slurm_settings({})["mpi"]
+    ('short', 'pmi2')
+    """
+    env = os.environ if env is None else env
+    values = {key: env.get(f"TUWVIZ_SLURM_{key.upper()}", "").strip()
+              for key in ("mpi", "partition", "account", "time", "options")}
+    values["mpi"] = values["mpi"] or "pmi2"
+    return values
+
+
+def slurm_pending() -> int:
+    """Seconds a job that ``srun`` asks for may stay pending before the run gives up (300)."""
+    return _count("TUWVIZ_SLURM_PENDING", 300)

@@ -71,6 +71,20 @@ def test_rows_are_appended_and_other_layouts_refused(tmp_path):
         bench("gatherv", ["native"], ps=[2], bs=[1], reps=3, out=other, progress=False)
 
 
+def test_a_file_from_before_the_slurm_columns_is_appended_to(tmp_path):
+    """Results CSVs written before ``slurm_job`` and ``nodes`` existed take new rows
+    without them; the header stays the file's own."""
+    from tuwviz.experiments.bench import LATER_FIELDS, ROW_FIELDS
+
+    old = [f for f in ROW_FIELDS if f not in LATER_FIELDS]
+    out = tmp_path / "old.csv"
+    out.write_text(",".join(old) + "\n")
+    bench("gatherv", ["native"], ps=[2], bs=[1], reps=3, warmup=1, out=out, progress=False)
+    rows = pd.read_csv(out)
+    assert list(rows.columns) == old and list(rows["algorithm"]) == ["native"]
+    assert rows["backend"][0] == "mpiexec"
+
+
 def test_time_limit_stops_the_sweep_and_keeps_earlier_rows(tmp_path):
     out = tmp_path / "r.csv"
     # b=1 finishes far inside the limit (about 0.1 s; 50 times slower on a loaded machine is

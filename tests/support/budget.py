@@ -8,7 +8,7 @@ summed per test module and per *kind* of test.  What it started comes from the l
 ========= ==========================================================================
 count     lines it sums
 ========= ==========================================================================
-launches  ``mpiexec n`` and ``cluster n``: MPI jobs and ipyparallel clusters
+launches  ``mpiexec n``, ``srun n`` and ``cluster n``: MPI jobs and ipyparallel clusters
 ranks     the ``n`` of those: ranks started
 verify    ``verify n``: cases run by tuwviz verify (the grader's too)
 simulations ``smpi n``: SimGrid SMPI runs (all ranks simulated in one process)
@@ -43,8 +43,9 @@ __all__ = ["COUNTS", "BudgetLine", "full_tier", "kind_table", "module_table", "o
 
 #: The counted things: name -> (launch-log kinds summed, what the count is)
 COUNTS = {
-    "launches": (("mpiexec", "cluster"), "MPI launches: mpiexec jobs and ipyparallel clusters"),
-    "ranks": (("mpiexec", "cluster"), "ranks started, summed over the launches"),
+    "launches": (("mpiexec", "srun", "cluster"),
+                 "MPI launches: mpiexec and srun jobs, ipyparallel clusters"),
+    "ranks": (("mpiexec", "srun", "cluster"), "ranks started, summed over the launches"),
     "verify": (("verify",), "verify cases run (tuwviz verify and the grader)"),
     "simulations": (("smpi",), "SimGrid SMPI runs (simulated ranks in one process)"),
     "notebooks": (("notebook",), "notebook executions, headless or in JupyterLab"),
@@ -104,7 +105,7 @@ def _kind(item, lines: list[str]) -> str:
         return "browser"
     if "cluster" in started:
         return "engines"
-    if "mpiexec" in started:
+    if "mpiexec" in started or "srun" in started:
         return "mpi"
     if "smpi" in started:
         return "simulated"

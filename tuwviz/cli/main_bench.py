@@ -112,7 +112,7 @@ def execute(args) -> int:
                         op=args.op or default_op(args.datatype), max_time=args.max_time,
                         groups=args.groups, b_b=b_b, rounds=args.rounds,
                         calibrated=not args.no_calibration, statistic=args.statistic,
-                        cost=backend.platform.cost if backend is not None else None)
+                        cost=getattr(getattr(backend, "platform", None), "cost", None))
     for line in _cost_notes(cases, params, args.no_calibration, backend):
         print(line, file=sys.stderr)
     if args.out:

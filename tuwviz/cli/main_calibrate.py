@@ -8,7 +8,7 @@ import json
 import shutil
 import textwrap
 
-from .options import int_type, json_option, np_list
+from .options import int_type, json_option, launcher_backend, launcher_option, np_list
 
 __all__ = ["configure_parser", "execute"]
 
@@ -35,6 +35,7 @@ def configure_parser(sub) -> argparse.ArgumentParser:
     sp.add_argument("--reps", type=int_type(10), default=200,
                     help="ping-pong repetitions per small size (default 200; large sizes fewer)")
     sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    launcher_option(sp)
     json_option(sp)
     return sp
 
@@ -63,10 +64,11 @@ def execute(args) -> int:
     if small:
         raise ValueError(f"--np {small[0]}: calibrating needs at least 2 ranks (alpha and beta "
                          f"are the costs of messages between them)")
+    backend = launcher_backend(args)  # srun: other nodes, never this machine's cache entry
     results = []
     for n in ranks:
-        cached = None if args.force else load(n)
-        cal = cached or calibrate(n, reps=args.reps, force=True,
+        cached = None if args.force or backend is not None else load(n)
+        cal = cached or calibrate(n, reps=args.reps, force=True, backend=backend,
                                   progress=not args.no_progress and not args.json)
         results.append((cal, cached is not None))
     if args.json:

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from .options import int_type, json_option, name_list
+from .options import int_type, json_option, launcher_backend, launcher_option, name_list
 
 __all__ = ["configure_parser", "execute"]
 
@@ -52,6 +52,7 @@ def configure_parser(sub) -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int_type(0), default=0,
                     help="seed the CSV was measured with (for random block sizes; default 0)")
     sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    launcher_option(sp)
     json_option(sp)
     return sp
 
@@ -118,7 +119,7 @@ def _measure_companions(args, df, guidelines=None, algorithms=None):
     for mo in missing:
         print(f"  {mo.describe()}", file=sys.stderr)
     gl.measure_missing(args.csv, guidelines=guidelines, algorithms=algorithms, reps=args.reps,
-                       warmup=args.warmup, seed=args.seed,
+                       warmup=args.warmup, seed=args.seed, backend=launcher_backend(args),
                        progress=not args.no_progress and not args.json)
     return gl.load_results(args.csv)
 

@@ -14,7 +14,7 @@ import argparse
 from .. import config
 
 __all__ = ["Parser", "b_list", "cost_type", "distributions", "int_texts", "int_type",
-           "json_option", "name_list", "np_list", "np_or_groups", "param_grid", "params_help",
+           "json_option", "launcher_backend", "launcher_option", "name_list", "np_list", "np_or_groups", "param_grid", "params_help",
            "seconds_type", "stall_option"]
 
 
@@ -163,6 +163,31 @@ def np_or_groups(args, default: str, backend=None) -> list[int]:
 
 #: Where ranks run: real MPI ranks on this machine, or SimGrid's simulated ranks.
 BACKENDS = ("mpiexec", "smpi")
+#: What starts the real ranks (:data:`tuwviz.run.slurm.LAUNCHERS`; kept here as text so
+#: that building the parser imports nothing).
+LAUNCHERS = ("auto", "mpiexec", "srun")
+
+
+def launcher_option(sp) -> None:
+    """``--launcher``: mpiexec on this machine, or SLURM's srun."""
+    sp.add_argument("--launcher", choices=LAUNCHERS, default="auto",
+                    help="what starts the real MPI ranks: mpiexec (this machine), srun (SLURM: "
+                         "the nodes of the allocation this command runs in, salloc or sbatch; "
+                         "outside one, srun asks for a job itself and waits at most "
+                         "$TUWVIZ_SLURM_PENDING s, default 300, with $TUWVIZ_SLURM_PARTITION, "
+                         "_ACCOUNT, _TIME, _OPTIONS), or auto (default: srun inside an "
+                         "allocation, i.e. when SLURM_JOB_ID is set, else mpiexec). Rows record "
+                         "the launcher, the SLURM job and its nodes")
+
+
+def launcher_backend(args):
+    """The backend for ``--launcher``: None for this machine's mpiexec, else an srun one."""
+    from ..run.launch import mpiexec_backend
+    from ..run.slurm import choose_launcher
+
+    if choose_launcher(getattr(args, "launcher", "auto")) == "mpiexec":
+        return None
+    return mpiexec_backend(getattr(args, "stall_limit", None), launcher="srun")
 
 
 def backend_options(sp) -> None:
@@ -181,16 +206,19 @@ def backend_options(sp) -> None:
                     help="processes per node for --backend smpi: fill each node with N ranks "
                          "before the next (default: one per core; the allgatherv paper runs "
                          "1, so that every message crosses the network)")
+    launcher_option(sp)
 
 
 def backend_from(args):
-    """The SMPI backend the options ask for, or None for mpiexec (after checking that no
-    SMPI option was given without it)."""
+    """The SMPI backend the options ask for, an srun one (``--launcher``), or None for
+    mpiexec (after checking that no SMPI option was given without it)."""
     backend = args.backend or ("smpi" if args.platform else "mpiexec")
     if backend == "mpiexec":
         if args.platform or args.selector or args.ppn is not None:
             raise ValueError("--platform, --selector and --ppn are for --backend smpi")
-        return None
+        return launcher_backend(args)
+    if args.launcher not in ("auto", None):
+        raise ValueError("--launcher is for real ranks; --backend smpi simulates them")
     if not args.platform:
         from ..platforms import platforms
 

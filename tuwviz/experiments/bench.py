@@ -82,14 +82,17 @@ def check_output(path: str | os.PathLike, what: str = "--out",
     return path
 
 
-def _check_header(path: Path, fields: list[str]) -> None:
+def _check_header(path: Path, fields: list[str]) -> list[str]:
+    """The columns to append to `path` with: `fields`, or the file's own if it was written
+    before the columns :data:`LATER_FIELDS` existed (rows then go without them)."""
     try:
         with open(path, newline="") as f:
             header = next(csv.reader(f), [])
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise OutputPathError(f"{path}: cannot read its header: {exc}") from None
-    if header != fields:
+    if header != fields and header != [f for f in fields if f not in LATER_FIELDS]:
         raise OutputPathError(f"{path} exists with other columns; choose another --out file")
+    return header
 
 ROW_FIELDS = [
     "collective", "algorithm", "params", "p", "root", "distribution", "b", "m", "m_prime",
@@ -97,8 +100,11 @@ ROW_FIELDS = [
     "reps", "warmup", "rounds", "statistic",
     "min_us", "median_us", "mean_us", "max_us", "ratio_to_native",
     "mpi_library", "mpi4py", "ranks", "hosts", "oversubscribed", "heavy_yield", "backend",
-    "platform", "date", "git_commit", "tuwviz",
+    "platform", "slurm_job", "nodes", "date", "git_commit", "tuwviz",
 ]
+#: Columns added after results files were first written: a file without them is still
+#: appended to (its rows lack them; readers treat them as empty).
+LATER_FIELDS = ("slurm_job", "nodes")
 
 #: Rounds in which :func:`bench` interleaves the algorithms of a problem by default.
 DEFAULT_ROUNDS = 5
@@ -136,7 +142,7 @@ class ResultWriter:
         if self.path.is_dir():
             raise OutputPathError(f"{self.path}: is a directory, not a file")
         if self.path.exists() and self.path.stat().st_size > 0:
-            _check_header(self.path, fields)
+            self.fields = fields = _check_header(self.path, fields)
             new = False
         else:
             new = True

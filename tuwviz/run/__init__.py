@@ -6,6 +6,7 @@ module         what it holds
 ``runner``     what a rank does with one case: build buffers, call the kernel, check, time
 ``worker``     the rank side of an ``mpiexec`` job (``python -m tuwviz.run.worker``)
 ``launch``     the driver side: start ``mpiexec``, read results as they come, name failures
+``slurm``      ``srun`` as the launcher instead (``--launcher srun``): command, reports, cancel
 ``engines``    the same on ipyparallel MPI engines (:class:`~tuwviz.run.engines.Engines`)
 ``smpi``       the same on SimGrid's simulated ranks, a platform of the papers (``smpi_c/``)
 ``watch``      ranks and driver watch each other: a dead driver ends its ranks

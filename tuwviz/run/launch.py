@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import config
-from . import reaper
+from . import reaper, slurm
 from ..report import ranges
 from ..errors import MPINotFoundError, RankFailure, TimeLimitExceeded, TuwvizError
 from ..problems import case_ranks
@@ -229,6 +229,7 @@ def run_mpiexec(
     heavy_yield: bool | None = None,
     stall_limit: float = STALL_LIMIT,
     extra_env: dict[str, str] | None = None,
+    launcher: str = "mpiexec",
 ) -> list[dict]:
     """Run `cases` on `nranks` fresh MPI ranks; return the per-rank ``hello`` records.
 
@@ -248,6 +249,9 @@ def run_mpiexec(
     stall_limit : float, optional
         Seconds without any progress after which the run is killed as hung; the error
         names the ranks that stopped responding (default :data:`STALL_LIMIT`).
+    launcher : str, optional
+        ``mpiexec`` (this machine's, the default) or ``srun`` (SLURM: the allocation's
+        nodes, or a job of its own; see :mod:`tuwviz.run.slurm`).
 
     A job whose ranks all end before reporting (MPI_Init failed; no Python error) is
     started again, up to :data:`STARTUP_ATTEMPTS` times, with a note on stderr.
@@ -262,8 +266,11 @@ def run_mpiexec(
     """
     check_ranks(nranks)
     check_stall_limit(stall_limit)
+    if launcher not in ("mpiexec", "srun"):
+        raise ValueError(f"unknown launcher {launcher!r}; valid launchers: mpiexec, srun")
     return start_with_retries(
-        lambda: _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extra_env),
+        lambda: _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extra_env,
+                          launcher),
         _StartupFailed, "MPI")
 
 
@@ -285,10 +292,12 @@ def start_with_retries(start: Callable, failed: type[BaseException], what: str):
     raise AssertionError("unreachable")
 
 
-def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extra_env):
-    launcher = local_mpi_command()
+def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extra_env,
+              launcher="mpiexec"):
+    srun = launcher == "srun"
     timed = any(case.get("mode") in TIMED_MODES for case in cases)
-    env = {**os.environ, **loopback_env(), **mpi_env(nranks, heavy_yield, timed),
+    # srun's ranks may be on other nodes: their MPI must not be held to the loopback
+    env = {**os.environ, **({} if srun else loopback_env()), **mpi_env(nranks, heavy_yield, timed),
            **(extra_env or {})}
     watch = RankWatch()
     env[config.WATCH] = watch.address
@@ -301,8 +310,9 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
         reaper.remove_on_exit(f.name)
         json.dump({"cases": cases}, f)
         task = f.name
-    cmd = [*launcher, "-n", str(nranks), sys.executable, "-m", "tuwviz.run.worker", task]
-    record_launch("mpiexec", nranks)
+    start = slurm.srun_command(nranks, env) if srun else [*local_mpi_command(), "-n", str(nranks)]
+    cmd = [*start, sys.executable, "-m", "tuwviz.run.worker", task]
+    record_launch(launcher, nranks)
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                                 start_new_session=True)  # bytes: read with os.read below
@@ -342,7 +352,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
             elif not lines:
                 break
             if not lines:
-                if done and _ranks_exited([h.get("pid") for h in hellos.values()]):
+                if done and not srun and _ranks_exited([h.get("pid") for h in hellos.values()]):
                     # every rank ended well: mpiexec.gforker has nothing left to do, but
                     # may take up to 2 s to notice (one launch in four did)
                     _signal_group(proc, signal.SIGKILL)
@@ -399,6 +409,9 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                 done = True
         proc.wait()
         if not hellos and error is None and not done:
+            if out.refused:  # nothing ran: the scheduler said no, or kept the job pending
+                raise TuwvizError(f"SLURM did not start the ranks: {out.refused} (nothing ran; "
+                                  f"nothing is left in the queue)")
             output = out.text()
             if "Traceback" not in output:  # MPI_Init failed, not our Python: nothing ran
                 tail = " | ".join(l.strip() for l in output.strip().splitlines()[-3:])
@@ -427,7 +440,19 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
             raise _with_case(RankFailure(
                 f"rank {rank} died (pid {pid}, {how or 'how it ended was not reported'}); the run "
                 f"was aborted", rank=rank, how=how, output=lines, output_from=whose), cases, finished)
+        # srun's ranks on other nodes cannot reach the watch: srun's report names them,
+        # the first task it reports first (the others were ended because of it)
+        reported = [r for r in out.ended if r >= 0]
+        if srun and not done and reported and (error is None or error["type"] == "KeyboardInterrupt"):
+            rank = reported[0]
+            pid = hellos.get(rank, {}).get("pid", "?")
+            raise _with_case(RankFailure(
+                f"rank {rank} died (pid {pid}, {out.ended[rank]}); the run was aborted",
+                rank=rank, how=out.ended[rank], output=out.last(rank)[0],
+                output_from=out.last(rank)[1]), cases, finished)
     finally:
+        if srun:  # killing srun would leave the ranks on other nodes running
+            _cancel_step(proc, hellos)
         _kill(proc)
         reaper.forget(proc.pid)
         reaper.release_segments(segments)  # left by MPICH when a rank died or aborted
@@ -455,6 +480,7 @@ class _Output:
     lines (:data:`RANK_LABEL`), and the launcher's reports of how ranks ended."""
 
     def __init__(self, keep: int = 400):
+        self.refused: str | None = None  # srun: why SLURM refused or gave up the allocation
         self.job: deque[str] = deque(maxlen=keep * 4)  # every line, labels removed
         self.ranks: dict[int, deque[str]] = {}
         self.ended: dict[int, str] = {}
@@ -474,6 +500,9 @@ class _Output:
             rank, code, sig = int(m.group(1)), int(m.group(2)), m.group(3)
             self.ended[rank] = _signal_text(sig) if sig else f"exited with code {code}"
             return
+        for rank, how in slurm.task_report(line).items():
+            self.ended.setdefault(rank, how)
+        self.refused = self.refused or slurm.refusal(line)
         m = _HYDRA_SIGNAL.search(line)
         if m:
             self.ended.setdefault(-1, _signal_text(int(m.group(1))))
@@ -582,15 +611,17 @@ def check_stall_limit(seconds) -> float:
 
 
 def mpiexec_backend(stall_limit: float | None = None,
-                    extra_env: dict[str, str] | None = None) -> Callable:
+                    extra_env: dict[str, str] | None = None, launcher: str = "mpiexec") -> Callable:
     """:func:`run_mpiexec` as a sweep backend, with its no-progress limit fixed and
-    `extra_env` added to the ranks' environment (e.g. :func:`tuwviz.kernels.sanitize_env`)."""
+    `extra_env` added to the ranks' environment (e.g. :func:`tuwviz.kernels.sanitize_env`);
+    `launcher` ``srun`` starts the ranks under SLURM (the rows' ``backend`` says which)."""
     limit = STALL_LIMIT if stall_limit is None else check_stall_limit(stall_limit)
 
     def backend(nranks, cases, on_result=None, on_start=None):
         return run_mpiexec(nranks, cases, on_result, on_start=on_start, stall_limit=limit,
-                           extra_env=extra_env)
+                           extra_env=extra_env, launcher=launcher)
 
+    backend.columns = {"backend": launcher}
     return backend
 
 
@@ -669,6 +700,16 @@ def _ranks_exited(pids: list) -> bool:
         if fields[0] != "Z" or len(fields) < 50 or fields[49] != "0":
             return False  # still running, or ended with a signal or an exit code
     return True
+
+
+def _cancel_step(proc: subprocess.Popen, hellos: dict[int, dict]) -> None:
+    """End an srun run's job step on every node (before srun itself is killed), unless
+    srun ended by itself; a run that never started has only srun to end."""
+    if proc.poll() is not None or not hellos:
+        return
+    first = hellos[min(hellos)]
+    if first.get("slurm_job"):
+        slurm.cancel(first["slurm_job"], first.get("slurm_step"))
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -57,6 +57,10 @@ def run_metadata(rank_infos: list[dict], backend: str) -> dict:
         "heavy_yield": first.get("heavy_yield", ""),
         "backend": backend,
         "platform": first.get("platform", ""),  # a simulated machine (SMPI), else empty
+        # under SLURM (srun, the SLURM profile's engines): the job and its nodes' names
+        "slurm_job": ";".join(sorted({str(i["slurm_job"]) for i in rank_infos
+                                      if i.get("slurm_job")})),
+        "nodes": ";".join(sorted({i["slurm_node"] for i in rank_infos if i.get("slurm_node")})),
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
         "tuwviz": __version__,

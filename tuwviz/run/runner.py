@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import kernels
-from . import reaper, typepairs, watch
+from . import reaper, slurm, typepairs, watch
 from .. import params as tuning
 from ..kernels import setters
 from ..collectives import collective
@@ -788,4 +788,5 @@ def rank_info(world) -> dict:
                          MPI.THREAD_MULTIPLE: "multiple"}.get(MPI.Query_thread(), "?"),
         # what MPICH leaves in /dev/shm if this job is killed: the driver removes it then
         "shm": reaper.mpich_segments(),
+        **slurm.rank_slurm(),  # under SLURM: the job, step and node
     }

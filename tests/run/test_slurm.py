@@ -1,0 +1,282 @@
+"""The batch commands under a real SLURM (full tier): ``--launcher srun`` inside ``salloc``
+and on its own, and the ways a SLURM run fails; and (quick tier) the ``--launcher`` option's
+bad input, which needs no SLURM.
+
+The SLURM is real (tests/support/slurm.py: munged, slurmctld, two slurmd node names on this
+host); the ranks are real MPI ranks that ``srun --mpi=pmi2`` starts on its nodes.
+"""
+from __future__ import annotations
+
+import csv
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from support import REPO, hang_guard, run_cli
+from tuwviz import config
+from tuwviz.cli import options
+from tuwviz.run import slurm as slurm_launcher
+
+full = pytest.mark.full
+
+
+def test_launcher_choices_agree():
+    assert options.LAUNCHERS == slurm_launcher.LAUNCHERS
+
+
+@pytest.mark.parametrize("args, error", [
+    (["verify", "--launcher", "mpirun"],
+     "argument --launcher: invalid choice: 'mpirun' (choose from 'auto', 'mpiexec', 'srun')"),
+    (["bench", "gatherv", "--launcher", "srun", "--backend", "smpi", "--platform", "hydra"],
+     "--launcher is for real ranks; --backend smpi simulates them"),
+    (["verify", "--launcher", "srun"], "srun not found on PATH"),
+    (["calibrate", "--launcher", "srun"], "srun not found on PATH"),
+])
+def test_launcher_bad_input(args, error):
+    """One clear line, before anything runs (srun hidden from PATH: no SLURM here)."""
+    import os
+
+    r = run_cli(*args, env={"PATH": os.path.dirname(sys.executable)},
+                timeout=120)
+    assert r.returncode in (1, 2)
+    assert error in r.stderr.strip().splitlines()[-1], r.stderr
+
+
+def test_srun_reports_name_ranks_and_reasons():
+    assert slurm_launcher.task_report("srun: error: n1: tasks 0,2-3: Killed") == {
+        0: "killed (on node n1)", 2: "killed (on node n1)", 3: "killed (on node n1)"}
+    assert slurm_launcher.task_report("srun: error: some other trouble") == {}
+    assert slurm_launcher.refusal("srun: error: Unable to create step for job 14: Task count "
+                                  "specification invalid") == (
+        "Unable to create step for job 14: Task count specification invalid")
+    assert slurm_launcher.refusal("srun: job 3 queued and waiting for resources") is None
+
+
+def test_srun_command_outside_an_allocation_carries_the_site_settings(monkeypatch):
+    monkeypatch.setenv("TUWVIZ_SLURM_PENDING", "7")
+    env = {"TUWVIZ_SLURM_MPI": "pmix", "TUWVIZ_SLURM_PARTITION": "short",
+           "TUWVIZ_SLURM_TIME": "0:10:00", "TUWVIZ_SLURM_OPTIONS": "--qos=low --exclusive"}
+    assert slurm_launcher.srun_command(3, env) == [
+        "srun", "--mpi=pmix", "--ntasks=3", "--overcommit", "--kill-on-bad-exit=1",
+        "--job-name=tuwviz", "--immediate=7", "--partition=short", "--time=0:10:00",
+        "--qos=low", "--exclusive"]
+    env["SLURM_JOB_ID"] = "5"  # inside an allocation: its own settings hold
+    assert slurm_launcher.srun_command(3, env)[-1] == "--kill-on-bad-exit=1"
+
+
+def _tuwviz(slurm, *args, inside: str | None = None, env: dict | None = None,
+            timeout: float = 900) -> subprocess.CompletedProcess:
+    """``tuwviz ARGS`` against the test SLURM; inside ``salloc INSIDE`` if given."""
+    cmd = [sys.executable, "-m", "tuwviz.cli", *args]
+    if inside is not None:
+        cmd = ["salloc", *inside.split(), *cmd]
+    return subprocess.run(cmd, env={**slurm.env, **(env or {})}, capture_output=True, text=True,
+                          cwd=REPO, timeout=hang_guard(timeout))
+
+
+def _job_of(salloc_stderr: str) -> str:
+    m = re.search(r"Granted job allocation (\d+)", salloc_stderr)
+    assert m, salloc_stderr
+    return m.group(1)
+
+
+def _launches() -> list[str]:
+    path = config.launch_log()
+    try:
+        with open(path) as f:
+            return f.read().split("\n")
+    except OSError:
+        return []
+
+
+def _worker_processes() -> list[str]:
+    out = subprocess.run(["ps", "-eo", "stat=,args="], capture_output=True, text=True).stdout
+    return [l for l in out.splitlines() if "tuwviz.run.worker" in l and not l.startswith("Z")]
+
+
+def _nothing_left(slurm) -> None:
+    assert slurm.wait_queue_empty() == []
+    for _ in range(int(hang_guard(40))):  # a cancelled step's ranks take a moment to go
+        if not _worker_processes():
+            break
+        time.sleep(0.5)
+    assert _worker_processes() == []
+
+
+@full
+def test_verify_inside_salloc(slurm):
+    """`tuwviz verify --launcher srun --np 1-5` inside salloc (2 nodes, 5 tasks): every case
+    of every collective matches the library, the ranks started by srun."""
+    before = len(_launches())
+    r = _tuwviz(slurm, "verify", "--launcher", "srun", "--np", "1-5",
+                inside="--nodes=2 --ntasks=5 --overcommit")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert re.search(r"\d+ cases: all cases match the MPI library", r.stdout), r.stdout[-2000:]
+    assert "failed" not in r.stderr
+    assert "srun 5" in _launches()[before:]
+    _nothing_left(slurm)
+
+
+@full
+def test_bench_and_calibrate_inside_salloc_record_the_job(slurm, tmp_path):
+    """Inside an allocation, --launcher auto picks srun; rows say srun, the job and both
+    nodes, and that 4 ranks on this host's 2 cores are oversubscribed."""
+    import socket
+
+    out = tmp_path / "rows.csv"
+    r = _tuwviz(slurm, "bench", "gatherv", "--np", "4", "--b", "1", "--algorithms", "native,tuw",
+                "--reps", "10", "--rounds", "1", "--no-progress", "--out", str(out),
+                inside="--nodes=2 --ntasks=4 --overcommit")
+    assert r.returncode == 0, r.stderr[-3000:]
+    job = _job_of(r.stderr)
+    rows = list(csv.DictReader(open(out)))
+    assert [(row["algorithm"], row["p"]) for row in rows] == [("native", "4"), ("tuw", "4")]
+    for row in rows:
+        assert (row["backend"], row["slurm_job"], row["nodes"]) == ("srun", job, "n1;n2")
+        assert row["hosts"] == socket.gethostname() and row["oversubscribed"] == "True"
+        assert float(row["median_us"]) > 0
+
+    cal = _tuwviz(slurm, "calibrate", "--np", "2", "--reps", "10", "--no-progress", "--json",
+                  inside="--nodes=2 --ntasks=2")
+    assert cal.returncode == 0, cal.stderr[-3000:]
+    assert '"alpha"' in cal.stdout and '"cached": false' in cal.stdout
+    _nothing_left(slurm)
+
+
+@full
+def test_srun_outside_an_allocation_is_its_own_job(slurm, tmp_path):
+    """Outside an allocation, --launcher srun asks for a job itself (named tuwviz)."""
+    out = tmp_path / "rows.csv"
+    r = _tuwviz(slurm, "bench", "allgatherv", "--np", "3", "--b", "2", "--reps", "10",
+                "--rounds", "1", "--no-progress", "--launcher", "srun", "--out", str(out))
+    assert r.returncode == 0, r.stderr[-3000:]
+    (row,) = list(csv.DictReader(open(out)))
+    assert row["backend"] == "srun" and row["slurm_job"].isdigit() and row["nodes"]
+    _nothing_left(slurm)
+
+
+@full
+def test_rejected_partition(slurm):
+    """A partition the scheduler does not know: one clear line, nothing runs or stays."""
+    r = _tuwviz(slurm, "verify", "--collective", "gatherv", "--np", "2", "--launcher", "srun",
+                env={"TUWVIZ_SLURM_PARTITION": "nosuchpart"}, timeout=300)
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines()[-1] == (
+        "error: SLURM did not start the ranks: Unable to allocate resources: Invalid "
+        "partition name specified (nothing ran; nothing is left in the queue)"), r.stderr
+    assert "starting again" not in r.stderr  # a refusal is not retried
+    _nothing_left(slurm)
+
+
+@full
+def test_too_many_tasks(slurm):
+    """More tasks than the nodes take (8 each): refused once, clearly."""
+    from support.slurm import MAX_TASKS, NODES
+
+    r = _tuwviz(slurm, "verify", "--collective", "gatherv", "--algorithms", "linear",
+                "--np", str(MAX_TASKS * len(NODES) + 1), "--b", "1", "--dist", "same",
+                "--roots", "0", "--types", "same", "--launcher", "srun", timeout=300)
+    assert r.returncode == 1
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: SLURM did not start the ranks: ") and "nothing ran" in last, r.stderr
+    assert "starting again" not in r.stderr
+    _nothing_left(slurm)
+
+
+@full
+def test_pending_beyond_the_limit(slurm):
+    """Every CPU taken by another job: the run gives up after TUWVIZ_SLURM_PENDING seconds
+    and its request leaves the queue; the other job is untouched."""
+    blocker = slurm.run("sbatch", "--parsable", "--nodes=2", "--ntasks=4", "--job-name=blocker",
+                        "--output=/dev/null", "--wrap", "sleep 600").stdout.strip()
+    try:
+        for _ in range(int(hang_guard(60))):
+            if f"{blocker} RUNNING blocker" in slurm.queue():
+                break
+            time.sleep(0.5)
+        r = _tuwviz(slurm, "verify", "--collective", "gatherv", "--np", "2", "--launcher",
+                    "srun", env={"TUWVIZ_SLURM_PENDING": "3"}, timeout=300)
+        assert r.returncode == 1
+        last = r.stderr.strip().splitlines()[-1]
+        assert last.startswith("error: SLURM did not start the ranks: "), r.stderr
+        assert slurm.queue() == [f"{blocker} RUNNING blocker"]
+    finally:
+        slurm.run("scancel", blocker, check=False)
+    _nothing_left(slurm)
+
+
+@full
+@pytest.mark.parametrize("watched", [True, False], ids=["watched", "srun-report"])
+def test_node_dies_mid_run(slurm, tmp_path, watched):
+    """A node dies (its slurmd, slurmstepd and ranks killed) while bench runs across two
+    nodes: the error names a rank on that node, the rows measured before stay on disk,
+    nothing is left queued or running.
+
+    watched: inside salloc, the ranks reach the driver's watch (one host), which names the
+    rank.  srun-report: the run's own job, its ranks given no watch address, as ranks on
+    another machine than the driver's are: srun's report of the tasks names it."""
+    out = tmp_path / "rows.csv"
+    cmd = [sys.executable, "-m", "tuwviz.cli", "bench", "gatherv", "--np", "4",
+           "--b", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", "--reps", "200", "--rounds", "1",
+           "--no-progress", "--out", str(out)]
+    if watched:
+        cmd, env = ["salloc", "--nodes=2", "--ntasks=4", "--overcommit", *cmd], slurm.env
+    else:
+        cmd = [*cmd, "--launcher", "srun"]
+        env = {**slurm.env, "TUWVIZ_SLURM_OPTIONS": f"--nodes=2 --export=ALL,{config.WATCH}="}
+    proc = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(int(hang_guard(600))):  # until a first row is on disk
+            if out.exists() and len(out.read_text().splitlines()) >= 2:
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.5)
+        slurm.kill_node("n2")
+        stdout, stderr = proc.communicate(timeout=hang_guard(300))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    try:
+        assert proc.returncode != 0
+        error = [l for l in stderr.splitlines() if l.startswith("error: ")]
+        assert error, stderr
+        # block placement: ranks 2 and 3 ran on n2
+        assert re.match(r"error: rank [23] died", error[0]), stderr
+        rows = list(csv.DictReader(open(out)))
+        assert rows and all(r["nodes"] == "n1;n2" for r in rows)
+        _nothing_left(slurm)
+    finally:
+        slurm.revive_node("n2")
+
+
+@full
+def test_paper_scale_template(slurm, tmp_path):
+    """The profile's sbatch template, as it is, on 2 x 2 tasks instead of 36 x 32 (options
+    on the command line override its #SBATCH lines): each step leaves its output, the
+    study's rows name srun, the job and both nodes, and the guidelines were evaluated."""
+    import json
+
+    script = REPO / "cluster_profiles" / "slurm" / "paper-scale.sbatch"
+    r = slurm.run("sbatch", "--wait", "--parsable", "--nodes=2", "--ntasks-per-node=2",
+                  f"--chdir={tmp_path}", f"--output={tmp_path}/job.out", str(script),
+                  timeout=1800, check=False, env={"TUWVIZ_VENV": sys.prefix})
+    log = (tmp_path / "job.out").read_text() if (tmp_path / "job.out").exists() else ""
+    assert r.returncode == 0, r.stderr + log[-3000:]
+    job = r.stdout.strip().split(";")[0]
+    out = tmp_path / "results" / f"paper-scale-{job}"
+    assert f"job {job}: 4 ranks on 2 nodes" in log and f"done: results/paper-scale-{job}" in log
+    verify = json.loads((out / "verify.json").read_text())
+    assert verify["ok"] is True and verify["cases"] > 0, verify
+    (cal,) = json.loads((out / "calibration.json").read_text())
+    assert cal["ranks"] == 4 and cal["alpha"] > 0
+    rows = list(csv.DictReader(open(out / "circulant.csv")))
+    assert rows and {(r["backend"], r["slurm_job"], r["nodes"]) for r in rows} == {
+        ("srun", job, "n1;n2")}
+    assert "Guideline" in (out / "guidelines.txt").read_text()
+    assert (out / "guidelines.html").stat().st_size > 0
+    _nothing_left(slurm)

@@ -1,0 +1,176 @@
+"""SLURM's ``srun`` as the launcher of a batch run's ranks (``--launcher srun``).
+
+On a cluster the same ``tuwviz verify|bench|calibrate`` command runs inside an allocation
+(``salloc``, an ``sbatch`` script): the ranks are then started with ``srun`` instead of
+this machine's ``mpiexec``, so they land on the allocation's nodes.  Outside an
+allocation, ``srun`` asks for one itself and waits for it at most
+``TUWVIZ_SLURM_PENDING`` seconds.  :func:`choose_launcher` picks ``srun`` by itself when
+``SLURM_JOB_ID`` is set.
+
+The driver side of the run is :func:`tuwviz.run.launch.run_mpiexec`'s; this module holds
+what differs: the command (:func:`srun_command`), how ``srun`` reports how a task ended
+or why the scheduler refused a job (:func:`task_report`, :func:`refusal`), how a run's job
+step is ended (:func:`cancel`), and what a rank reports of its job (:func:`rank_slurm`).
+
+The sites' settings are the environment variables the SLURM profile
+(``cluster_profiles/slurm``) reads too (:func:`tuwviz.config.slurm_settings`):
+``TUWVIZ_SLURM_MPI`` (``srun --mpi=``, default ``pmi2``, which pip's MPICH needs), and for
+a job ``srun`` asks for itself ``TUWVIZ_SLURM_PARTITION``, ``_ACCOUNT``, ``_TIME``,
+``_OPTIONS`` and ``TUWVIZ_SLURM_PENDING`` (:func:`tuwviz.config.slurm_pending`).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+
+from .. import config
+from ..errors import TuwvizError
+
+__all__ = ["LAUNCHERS", "cancel", "choose_launcher", "in_allocation", "rank_slurm", "refusal",
+           "srun_command", "task_report"]
+
+#: The ``--launcher`` choices: ``auto`` is ``srun`` inside an allocation, else ``mpiexec``.
+LAUNCHERS = ("auto", "mpiexec", "srun")
+#: srun's report of tasks that ended badly: ``srun: error: n1: task 2: Killed``,
+#: ``srun: error: n2: tasks 3-4: Exited with exit code 1``.
+_TASKS = re.compile(r"srun: error: (\S+): tasks? ([\d,\-]+): (.+)$")
+#: srun's words when the scheduler refuses or gives up on the allocation.
+_REFUSED = re.compile(r"srun: error: (Unable to allocate resources: .+|.*[Ii]mmediate.*|"
+                      r"Unable to create step for job \d+: .+|"
+                      r"Job request does not match any supported policy.*|"
+                      r".*[Rr]equested node configuration is not available.*)$")
+
+
+def in_allocation(env: dict | None = None) -> bool:
+    """Whether this process runs inside a SLURM allocation (``SLURM_JOB_ID`` is set).
+
+    >>> in_allocation({"SLURM_JOB_ID": "17"}), in_allocation({})
+    (True, False)
+    """
+    return bool((os.environ if env is None else env).get("SLURM_JOB_ID"))
+
+
+def choose_launcher(name: str | None = "auto", env: dict | None = None) -> str:
+    """``mpiexec`` or ``srun``: the launcher `name` stands for.
+
+    ``auto`` (or None) is ``srun`` inside an allocation (:func:`in_allocation`), else
+    ``mpiexec``.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (the valid ones are listed).
+    TuwvizError
+        ``srun`` asked for (or chosen inside an allocation) but not on ``PATH``.
+
+    Examples
+    --------
+    >>> choose_launcher("auto", env={})
+    'mpiexec'
+    >>> choose_launcher("mpirun")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown launcher 'mpirun'; valid launchers: auto, mpiexec, srun
+    """
+    name = name or "auto"
+    if name not in LAUNCHERS:
+        raise ValueError(f"unknown launcher {name!r}; valid launchers: {', '.join(LAUNCHERS)}")
+    if name == "auto":
+        name = "srun" if in_allocation(env) else "mpiexec"
+    if name == "srun" and shutil.which("srun") is None:
+        raise TuwvizError("srun not found on PATH: run on a SLURM cluster's login or compute "
+                          "node (module load slurm, where sites need it), or use "
+                          "--launcher mpiexec")
+    return name
+
+
+def srun_command(nranks: int, env: dict | None = None) -> list[str]:
+    """The ``srun`` command (an argument list) that starts `nranks` ranks.
+
+    One MPI job step of `nranks` tasks (unlabelled: ``srun --label`` cuts lines longer
+    than 1 KiB in two, and the ranks' results are such lines); ``--overcommit`` because more ranks than allocated cores is allowed (the rows
+    say oversubscribed); ``--kill-on-bad-exit`` so a rank that dies ends the step.  Outside
+    an allocation the step gets its own job, named ``tuwviz``, with the site's partition,
+    account, time and options from the environment, waiting at most
+    ``TUWVIZ_SLURM_PENDING`` seconds for it (:func:`tuwviz.config.slurm_pending`).
+
+    Examples
+    --------
+    >>> srun_command(4, env={"SLURM_JOB_ID": "7"})
+    ['srun', '--mpi=pmi2', '--ntasks=4', '--overcommit', '--kill-on-bad-exit=1']
+    """
+    env = os.environ if env is None else env
+    site = config.slurm_settings(env)
+    cmd = ["srun", f"--mpi={site['mpi']}", f"--ntasks={nranks}", "--overcommit",
+           "--kill-on-bad-exit=1"]
+    if not in_allocation(env):
+        cmd += ["--job-name=tuwviz", f"--immediate={config.slurm_pending()}"]
+        cmd += [f"--{key}={site[key]}" for key in ("partition", "account", "time") if site[key]]
+        cmd += shlex.split(site["options"])
+    return cmd
+
+
+def task_report(line: str) -> dict[int, str]:
+    """How ranks ended, from one line of srun's own output (empty if it says nothing).
+
+    >>> task_report("srun: error: n2: tasks 3-4: Exited with exit code 1")
+    {3: 'exited with code 1 (on node n2)', 4: 'exited with code 1 (on node n2)'}
+    >>> task_report("srun: error: n1: task 0: Killed")
+    {0: 'killed (on node n1)'}
+    """
+    m = _TASKS.search(line.strip())
+    if not m:
+        return {}
+    node, spans, how = m.groups()
+    how = how.strip()
+    code = re.match(r"Exited with exit code (\d+)", how)
+    text = f"exited with code {code.group(1)}" if code else how[:1].lower() + how[1:]
+    ranks = []
+    for span in spans.split(","):
+        lo, _, hi = span.partition("-")
+        if lo.isdigit():
+            ranks += range(int(lo), int(hi or lo) + 1)
+    return {r: f"{text} (on node {node})" for r in ranks}
+
+
+def refusal(line: str) -> str | None:
+    """srun's reason when the scheduler refused the allocation or it stayed pending.
+
+    >>> refusal("srun: error: Unable to allocate resources: Invalid partition name specified")
+    'Unable to allocate resources: Invalid partition name specified'
+    """
+    m = _REFUSED.search(line.strip())
+    return m.group(1) if m else None
+
+
+def rank_slurm(env: dict | None = None) -> dict[str, str]:
+    """What a rank knows of its SLURM job: job and step id, its node's SLURM name.
+
+    >>> rank_slurm({"SLURM_JOB_ID": "12", "SLURM_STEP_ID": "0", "SLURMD_NODENAME": "n2"})
+    {'slurm_job': '12', 'slurm_step': '0', 'slurm_node': 'n2'}
+    >>> rank_slurm({})
+    {}
+    """
+    env = os.environ if env is None else env
+    if not env.get("SLURM_JOB_ID"):
+        return {}
+    return {"slurm_job": env["SLURM_JOB_ID"], "slurm_step": env.get("SLURM_STEP_ID", ""),
+            "slurm_node": env.get("SLURMD_NODENAME", "")}
+
+
+def cancel(job: str, step: str | None = None) -> None:
+    """End a job step (or, without `step`, the whole job) at once: its tasks on every node.
+
+    Killing ``srun`` alone would leave tasks on other nodes running; ``scancel`` asks the
+    controller, which ends them wherever they are.  Best effort: nothing is raised.
+    """
+    target = f"{job}.{step}" if step not in (None, "") else str(job)
+    try:
+        subprocess.run(["scancel", "--signal=KILL", target], capture_output=True, timeout=30)
+        if step in (None, ""):
+            subprocess.run(["scancel", target], capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
