@@ -280,3 +280,53 @@ def test_paper_scale_template(slurm, tmp_path):
     assert "Guideline" in (out / "guidelines.txt").read_text()
     assert (out / "guidelines.html").stat().st_size > 0
     _nothing_left(slurm)
+
+
+@full
+@pytest.mark.parametrize("when", ["pending", "running"])
+def test_interrupted_srun_run_leaves_nothing(slurm, tmp_path, when):
+    """Ctrl-C while srun waits for its job, SIGTERM while the job runs: the command ends,
+    its job leaves the queue, no rank is left (another job is untouched)."""
+    import signal
+
+    from support import as_from_a_terminal
+
+    out = tmp_path / "rows.csv"
+    blocker = None
+    if when == "pending":
+        blocker = slurm.run("sbatch", "--parsable", "--nodes=2", "--ntasks=4",
+                            "--job-name=blocker", "--output=/dev/null",
+                            "--wrap", "sleep 600").stdout.strip()
+    cmd = [sys.executable, "-m", "tuwviz.cli", "bench", "gatherv", "--np", "2", "--b",
+           "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", "--reps", "200", "--rounds", "1",
+           "--no-progress", "--launcher", "srun", "--out", str(out)]
+    proc = subprocess.Popen(cmd, env=slurm.env, cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal)
+    try:
+        for _ in range(int(hang_guard(600))):
+            jobs = [j for j in slurm.queue() if j.endswith(" tuwviz")]
+            if when == "pending" and any(" PENDING " in j for j in jobs):
+                break
+            if when == "running" and out.exists() and len(out.read_text().splitlines()) >= 2:
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.5)
+        proc.send_signal(signal.SIGINT if when == "pending" else signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=hang_guard(120))
+        assert proc.returncode in (130, 143, 1), stderr
+        left = slurm.wait_queue_empty(30) if blocker is None else None
+        if blocker is not None:
+            for _ in range(int(hang_guard(60))):
+                if slurm.queue() == [f"{blocker} RUNNING blocker"]:
+                    break
+                time.sleep(0.5)
+            assert slurm.queue() == [f"{blocker} RUNNING blocker"]
+        else:
+            assert left == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if blocker is not None:
+            slurm.run("scancel", blocker, check=False)
+    _nothing_left(slurm)

@@ -452,7 +452,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                 output_from=out.last(rank)[1]), cases, finished)
     finally:
         if srun:  # killing srun would leave the ranks on other nodes running
-            _cancel_step(proc, hellos)
+            _cancel_step(proc, hellos, out.slurm_job)
         _kill(proc)
         reaper.forget(proc.pid)
         reaper.release_segments(segments)  # left by MPICH when a rank died or aborted
@@ -481,6 +481,7 @@ class _Output:
 
     def __init__(self, keep: int = 400):
         self.refused: str | None = None  # srun: why SLURM refused or gave up the allocation
+        self.slurm_job: str | None = None  # srun: the job it asked for and announced (it waited)
         self.job: deque[str] = deque(maxlen=keep * 4)  # every line, labels removed
         self.ranks: dict[int, deque[str]] = {}
         self.ended: dict[int, str] = {}
@@ -503,6 +504,7 @@ class _Output:
         for rank, how in slurm.task_report(line).items():
             self.ended.setdefault(rank, how)
         self.refused = self.refused or slurm.refusal(line)
+        self.slurm_job = self.slurm_job or slurm.job_announced(line)
         m = _HYDRA_SIGNAL.search(line)
         if m:
             self.ended.setdefault(-1, _signal_text(int(m.group(1))))
@@ -702,14 +704,17 @@ def _ranks_exited(pids: list) -> bool:
     return True
 
 
-def _cancel_step(proc: subprocess.Popen, hellos: dict[int, dict]) -> None:
+def _cancel_step(proc: subprocess.Popen, hellos: dict[int, dict], job: str | None) -> None:
     """End an srun run's job step on every node (before srun itself is killed), unless
-    srun ended by itself; a run that never started has only srun to end."""
-    if proc.poll() is not None or not hellos:
+    srun ended by itself; a job srun still waits for (`job`, as it announced it) is
+    cancelled, so that it does not start later for nobody."""
+    if proc.poll() is not None:
         return
-    first = hellos[min(hellos)]
-    if first.get("slurm_job"):
+    first = hellos[min(hellos)] if hellos else {}
+    if first.get("slurm_job") and slurm.in_allocation():  # the user's job: this step only
         slurm.cancel(first["slurm_job"], first.get("slurm_step"))
+    elif first.get("slurm_job") or job:  # the job srun asked for: all of it
+        slurm.cancel(first.get("slurm_job") or job)
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -29,14 +29,16 @@ import subprocess
 from .. import config
 from ..errors import TuwvizError
 
-__all__ = ["LAUNCHERS", "cancel", "choose_launcher", "in_allocation", "rank_slurm", "refusal",
-           "srun_command", "task_report"]
+__all__ = ["LAUNCHERS", "cancel", "choose_launcher", "in_allocation", "job_announced",
+           "rank_slurm", "refusal", "srun_command", "task_report"]
 
 #: The ``--launcher`` choices: ``auto`` is ``srun`` inside an allocation, else ``mpiexec``.
 LAUNCHERS = ("auto", "mpiexec", "srun")
 #: srun's report of tasks that ended badly: ``srun: error: n1: task 2: Killed``,
 #: ``srun: error: n2: tasks 3-4: Exited with exit code 1``.
 _TASKS = re.compile(r"srun: error: (\S+): tasks? ([\d,\-]+): (.+)$")
+#: srun's words about the job it asked for: ``srun: job 12 queued and waiting for resources``.
+_JOB = re.compile(r"srun: job (\d+) (?:queued|has been allocated)")
 #: srun's words when the scheduler refuses or gives up on the allocation.
 _REFUSED = re.compile(r"srun: error: (Unable to allocate resources: .+|.*[Ii]mmediate.*|"
                       r"Unable to create step for job \d+: .+|"
@@ -143,6 +145,17 @@ def refusal(line: str) -> str | None:
     'Unable to allocate resources: Invalid partition name specified'
     """
     m = _REFUSED.search(line.strip())
+    return m.group(1) if m else None
+
+
+def job_announced(line: str) -> str | None:
+    """The id of the job srun asked for, if `line` is srun's word about it (only a job
+    that had to wait is announced).
+
+    >>> job_announced("srun: job 12 queued and waiting for resources")
+    '12'
+    """
+    m = _JOB.search(line)
     return m.group(1) if m else None
 
 
