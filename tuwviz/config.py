@@ -50,6 +50,7 @@ from pathlib import Path
 __all__ = [
     "ASSIGNMENT_QUICK",
     "DEFAULT_MAX_MODEL_MESSAGES",
+    "IMPORT_ROOT",
     "KERNELS",
     "KERNELS_DIR",
     "LAUNCH_LOG",
@@ -74,6 +75,9 @@ __all__ = [
 
 #: The repository (or installed tree) tuwviz runs from.
 _ROOT = Path(__file__).resolve().parent.parent
+#: The folder holding the ``tuwviz`` package: put first on a child process's PYTHONPATH,
+#: ranks, engines and the reaper import this very tuwviz, installed or not.
+IMPORT_ROOT = str(_ROOT)
 #: The C sources shipped with tuwviz.
 KERNELS_DIR = _ROOT / "kernels_c"
 

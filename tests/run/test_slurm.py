@@ -11,6 +11,7 @@ import csv
 import re
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -330,3 +331,130 @@ def test_interrupted_srun_run_leaves_nothing(slurm, tmp_path, when):
         if blocker is not None:
             slurm.run("scancel", blocker, check=False)
     _nothing_left(slurm)
+
+
+@pytest.fixture
+def slurm_profile(slurm, tmp_path, monkeypatch):
+    """The SLURM profile against the test SLURM, as a user copies it (its job script and
+    logs go to its own folder); yields the MPI processes alive before."""
+    import shutil
+
+    from support import mpi_processes
+
+    shutil.copytree(REPO / "cluster_profiles", tmp_path / "profiles",
+                    ignore=shutil.ignore_patterns("security", "log", "pid", "db", "*.json"))
+    for var in ("SLURM_CONF", "PATH"):
+        monkeypatch.setenv(var, slurm.env[var])
+    monkeypatch.setenv("TUWVIZ_PROFILES", str(tmp_path / "profiles"))
+    monkeypatch.setenv("TUWVIZ_CONTROLLER_IP", "127.0.0.1")  # one host: no open port
+    before = mpi_processes()
+    yield before
+    assert slurm.wait_queue_empty() == []
+    for _ in range(int(hang_guard(40))):
+        if not mpi_processes() - before:
+            break
+        time.sleep(0.5)
+    assert mpi_processes() - before == set()
+
+
+@full
+def test_slurm_profile_engines(slurm, slurm_profile, tmp_path):
+    """The SLURM profile for real: 4 engines as one batch job on the two nodes, engine i
+    = MPI rank i; one kernel per collective verified on them; bench rows name the job;
+    stopping cancels it (squeue empty) and leaves no engine (the fixture checks)."""
+    from tuwviz.kernels.load import algorithms
+    from tuwviz.session import LocalCluster
+
+    kernels = {}
+    for row in algorithms():
+        if row.comm == "intra" and not row.library:
+            kernels.setdefault(row.collective, row.name)
+    out = tmp_path / "rows.csv"
+    with LocalCluster(profile="slurm", n=4) as cluster:
+        infos = cluster.rank_infos()
+        assert [i["rank"] for i in infos] == [0, 1, 2, 3]
+        assert [i["slurm_node"] for i in infos] == ["n1", "n1", "n2", "n2"]
+        job = infos[0]["slurm_job"]
+        assert {i["slurm_job"] for i in infos} == {job}
+        (line,) = slurm.queue()
+        assert line.startswith(f"{job} RUNNING tuwviz-engines-")
+        for coll, alg in kernels.items():
+            report = cluster.verify([coll], [alg], bs=[0, 5])
+            assert report.ok and len(report.results) > 0, (coll, alg, report.table())
+        rows = cluster.bench("gatherv", ["native", "tuw"], bs=[1], reps=10, rounds=1,
+                             out=out, progress=False)
+    assert len(kernels) >= 10
+    assert list(rows["algorithm"]) == ["native", "tuw"]
+    assert set(rows["backend"]) == {"ipyparallel"} and set(rows["nodes"]) == {"n1;n2"}
+    assert [r["slurm_job"] for r in csv.DictReader(open(out))] == [job, job]
+
+
+@full
+@pytest.mark.parametrize("trouble", ["partition", "tasks", "pending"])
+def test_slurm_profile_job_refused_or_pending(slurm, slurm_profile, monkeypatch, trouble):
+    """A bad partition, more engines than the nodes take, a job still pending at the
+    limit: one clear error, nothing queued after (the fixture checks), no engine left."""
+    from support.slurm import MAX_TASKS, NODES
+    from tuwviz.errors import TuwvizError
+    from tuwviz.session import LocalCluster
+
+    n, timeout, blocker = 4, None, None
+    if trouble == "partition":
+        monkeypatch.setenv("TUWVIZ_SLURM_PARTITION", "nosuchpart")
+    elif trouble == "tasks":
+        n = MAX_TASKS * len(NODES) + 1
+    else:
+        timeout = 5
+        blocker = slurm.run("sbatch", "--parsable", "--nodes=2", "--ntasks=4",
+                            "--job-name=blocker", "--output=/dev/null",
+                            "--wrap", "sleep 600").stdout.strip()
+    try:
+        with pytest.raises(TuwvizError) as info:
+            with LocalCluster(profile="slurm", n=n, start_timeout=timeout):
+                pass
+    finally:
+        if blocker is not None:
+            slurm.run("scancel", blocker, check=False)
+    if trouble == "pending":
+        assert re.fullmatch(r"the engines' job \d+ did not bring up 4 engines in 5 s \(0 "
+                            r"registered; the job: PENDING \(Resources\)\); it was cancelled "
+                            r"\(start_timeout= waits longer\)", str(info.value)), info.value
+    elif trouble == "tasks":  # accepted, but it would pend for ever: said at once
+        assert re.fullmatch(r"the engines' job \d+ cannot run: SLURM says PENDING "
+                            r"\(PartitionConfig\); it was cancelled", str(info.value)), info.value
+    else:
+        assert str(info.value) == ("the engines' batch job was not accepted: sbatch ended with "
+                                   "exit status 1 (its message is above); nothing is queued")
+
+
+@full
+def test_slurm_profile_node_dies(slurm, slurm_profile, tmp_path):
+    """A node dies while its engines run a benchmark: the error names a rank on it, rows
+    so far are on disk, the job is cancelled and nothing is left (the fixture checks)."""
+    from tuwviz.errors import RankFailure
+    from tuwviz.session import LocalCluster
+
+    out = tmp_path / "rows.csv"
+    try:
+        with LocalCluster(profile="slurm", n=4) as cluster:
+            killer = threading.Thread(target=_kill_when_rows, args=(slurm, out, "n2"))
+            killer.start()
+            try:
+                with pytest.raises(RankFailure) as info:
+                    cluster.bench("gatherv", ["native", "tuw"], bs=list(range(1, 33)),
+                                  reps=200, rounds=1, out=out, progress=False)
+            finally:
+                killer.join()
+        assert re.match(r"rank [23] ", str(info.value)), info.value
+        rows = list(csv.DictReader(open(out)))
+        assert rows and {r["nodes"] for r in rows} == {"n1;n2"}
+    finally:
+        slurm.revive_node("n2")
+
+
+def _kill_when_rows(slurm, out, node: str) -> None:
+    for _ in range(int(hang_guard(1200))):
+        if out.exists() and len(out.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.25)
+    slurm.kill_node(node)

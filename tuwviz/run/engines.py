@@ -154,8 +154,9 @@ class Engines:
         Name of a profile directory under :func:`tuwviz.config.profiles_dir` (``local`` or ``slurm``).
     heavy_yield : bool, optional
         MPICH heavy-yield mode for the engines (default: on when oversubscribed).
-    start_timeout : float
-        Seconds to wait for all engines to register.
+    start_timeout : float, optional
+        Seconds to wait for all engines to register (default 120; a batch profile's job
+        may first wait in the queue: ``TUWVIZ_SLURM_PENDING``, default 300, more).
     stall_limit : float
         Seconds a call may go without any rank finishing before it is stopped as hung
         (default :data:`tuwviz.run.launch.STALL_LIMIT`); a rank that sends no heartbeat for
@@ -171,7 +172,7 @@ class Engines:
     """
 
     def __init__(self, n: int = 4, profile: str = "local", heavy_yield: bool | None = None,
-                 start_timeout: float = 120.0, stall_limit: float = STALL_LIMIT):
+                 start_timeout: float | None = None, stall_limit: float = STALL_LIMIT):
         check_ranks(n)
         self.stall_limit = check_stall_limit(stall_limit)
         self.n = n
@@ -182,6 +183,7 @@ class Engines:
             raise ValueError(f"unknown profile {profile!r}; valid profiles: {valid}")
         self.heavy_yield = heavy_yield
         self.start_timeout = start_timeout
+        self._timeout = start_timeout or 120.0
         self._cluster = None
         self._client = None
         self._watch: RankWatch | None = None
@@ -203,29 +205,50 @@ class Engines:
 
     def _start_once(self) -> "Engines":
         import ipyparallel as ipp
+        from ipyparallel.cluster.launcher import LocalProcessLauncher
         from traitlets.config import Config
 
         cfg = Config()
         self._watch = RankWatch()
-        here = str(Path(__file__).resolve().parent.parent)
-        cfg.EngineLauncher.environment = {
-            **loopback_env(),
-            **mpi_env(self.n, self.heavy_yield),
-            "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
+        # the profile's own engine settings (a SLURM profile's PATH, --mpi), which
+        # tuwviz's are added to: set on the profile's launcher class, they would otherwise
+        # hide the ones set here for all launchers
+        profile = ipp.Cluster(profile_dir=str(self.profile_dir), shutdown_atexit=False,
+                              log_level=40)
+        launcher = profile.engine_launcher_class
+        name, mine = launcher.__name__, profile.profile_config.get(launcher.__name__, {})
+        base = profile.profile_config.get("EngineLauncher", {})
+        # engines on this machine (mpiexec here), or a batch job's on other nodes: those
+        # must reach the controller and each other beyond the loopback interface, and
+        # their cores are not this machine's
+        local = issubclass(launcher, LocalProcessLauncher)  # mpiexec here; not a batch job
+        self._timeout = self.start_timeout or (120.0 if local else 120.0 + config.slurm_pending())
+        environment = {
+            **base.get("environment", {}), **mine.get("environment", {}),
+            **(loopback_env() if local else {}),
+            **(mpi_env(self.n, self.heavy_yield) if local or self.heavy_yield is not None
+               else {}),
+            "PYTHONPATH": os.pathsep.join(filter(None, [config.IMPORT_ROOT, os.environ.get("PYTHONPATH")])),
             config.WATCH: self._watch.address,
         }
+        engine_args = [*mine.get("engine_args", base.get("engine_args", [])),
+                       *HEARTBEAT_ARGS["engine"]]
+        for cls in {"EngineLauncher", name}:
+            cfg[cls].environment = environment
+            cfg[cls].engine_args = engine_args
         # engines start as `mpiexec ... python -m ipyparallel.engine`: use this Python's
         # MPI, whatever PATH says, and its single-machine launcher (no TCP port)
         cfg.MPILauncher.mpi_cmd = local_mpi_command()
-        cfg.EngineLauncher.engine_args = HEARTBEAT_ARGS["engine"]
         cluster_id = f"tuwviz-{uuid.uuid4().hex[:8]}"
         # delay=0: engines start with the controller (ipyparallel waits 1 s between them);
         # each waits for the controller's connection file by itself
         self._cluster = ipp.Cluster(
             profile_dir=str(self.profile_dir), n=self.n, config=cfg,
-            cluster_id=cluster_id, controller_ip="127.0.0.1",
-            controller_args=HEARTBEAT_ARGS["controller"], delay=0,
-            shutdown_atexit=True, log_level=40,
+            cluster_id=cluster_id, controller_args=HEARTBEAT_ARGS["controller"], delay=0,
+            shutdown_atexit=True, log_level=40, engine_timeout=self._timeout,
+            # on this machine only, whatever the profile says; a batch job's engines
+            # connect from other nodes: the profile says where the controller listens
+            **({"controller_ip": "127.0.0.1"} if local else {}),
         )
         for sub in ("security", "log"):  # if the driver is killed, these go too
             reaper.remove_on_exit(self.profile_dir / sub / f"*{cluster_id}*")
@@ -233,17 +256,73 @@ class Engines:
         since = time.time()
         try:
             with self._watching_processes():
-                self._client = self._cluster.start_and_connect_sync(n=self.n)
+                if local:
+                    self._client = self._cluster.start_and_connect_sync(n=self.n)
+                else:
+                    self._cluster.start_cluster_sync(n=self.n)
+                    self._client = self._cluster.connect_client_sync()
+                    self._await_job()
             self._connect_engines()
-        except BaseException:
+        except BaseException as exc:
             # Ctrl-C or a failure while starting: stop what did start, also a controller or
             # mpiexec whose launcher was interrupted before it learnt the pid
+            failure = self._batch_failure(exc)  # asked before the job is cancelled
             try:
                 self.stop()
             finally:
                 reaper.end_processes(_started_here(since))
+            if failure is not None:
+                raise failure from None
             raise
         return self
+
+    def _await_job(self) -> None:
+        """Wait for a batch job's engines to register, giving up at once when SLURM says
+        the job cannot run (:data:`tuwviz.run.slurm.HOPELESS`) or it ended; TimeoutError
+        after the start time-out (:meth:`_batch_failure` words both)."""
+        from . import slurm
+
+        jobs = [l.job_id for l in list(self._cluster.engines.values()) if getattr(l, "job_id", "")]
+        t0 = self._watch.clock()  # a paused machine is not a slow queue
+        looked = t0
+        while len(self._client.ids) < self.n:
+            now = self._watch.clock()
+            if now - t0 > self._timeout:
+                raise TimeoutError(f"engines not registered in {self._timeout:g} s")
+            if jobs and now - looked >= 2.0 and "Slurm" in type(next(iter(
+                    self._cluster.engines.values()))).__name__:
+                looked = now
+                for job in jobs:
+                    state, reason = slurm.job_state(job)
+                    if reason in slurm.HOPELESS or state in ("", "FAILED", "CANCELLED",
+                                                             "TIMEOUT", "NODE_FAIL", "COMPLETED"):
+                        raise TuwvizError(f"the engines' job {job} cannot run: SLURM says "
+                                          f"{(state + ' (' + reason + ')') if state else 'it ended'}"
+                                          f"; it was cancelled")
+            time.sleep(0.25)
+
+    def _batch_failure(self, exc: BaseException) -> TuwvizError | None:
+        """What went wrong with a batch profile's engine job, in one sentence (None for
+        engines on this machine, or an error that is not the job's)."""
+        import subprocess
+
+        jobs = [l.job_id for l in list(self._cluster.engines.values()) if hasattr(l, "job_id")]
+        if not jobs or (isinstance(exc, TuwvizError) and str(exc).startswith("the engines' job")):
+            return None
+        if isinstance(exc, subprocess.CalledProcessError) and not any(jobs):
+            return TuwvizError(f"the engines' batch job was not accepted: {' '.join(exc.cmd[:1])} "
+                               f"ended with exit status {exc.returncode} (its message is above); "
+                               f"nothing is queued")
+        if isinstance(exc, TimeoutError) and any(jobs):
+            job = next(j for j in jobs if j)
+            state = subprocess.run(["squeue", "-h", "-j", str(job), "-o", "%T (%r)"],
+                                   capture_output=True, text=True).stdout.strip()
+            registered = len(self._client.ids) if self._client is not None else 0
+            return TuwvizError(f"the engines' job {job} did not bring up {self.n} engines in "
+                               f"{self._timeout:g} s ({registered} registered; the job: "
+                               f"{state or 'gone'}); it was cancelled (start_timeout= waits "
+                               f"longer)")
+        return None
 
     @contextlib.contextmanager
     def _watching_processes(self):
@@ -277,7 +356,7 @@ class Engines:
             look()
 
     def _connect_engines(self) -> None:
-        self._client.wait_for_engines(self.n, timeout=self.start_timeout)
+        self._client.wait_for_engines(self.n, timeout=self._timeout)
         ids = list(self._client.ids)[-self.n:]
         infos = self._client[ids].apply_sync(_engine_info)
         order = sorted(range(len(ids)), key=lambda k: infos[k]["rank"])
@@ -295,6 +374,9 @@ class Engines:
             launchers = [l.pid for l in list(cluster.engines.values()) if getattr(l, "pid", None)]
             for pid in launchers:
                 segments.update(reaper.tree_segments(pid))
+            for key, l in list(cluster.engines.items()):
+                if hasattr(l, "job_id") and not getattr(l, "job_id", None):
+                    cluster.engines.pop(key)  # a batch job never submitted: nothing to cancel
             try:
                 self._watch.forget(release=True)
                 # idle engines owe nothing: ended at once with their mpiexec, the job ends

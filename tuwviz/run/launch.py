@@ -24,7 +24,6 @@ import sys
 import tempfile
 import time
 from collections import deque
-from pathlib import Path
 from typing import Callable
 
 from .. import config
@@ -304,8 +303,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     env["PYTHONUNBUFFERED"] = "1"
     env["MPIEXEC_PREFIX_STDOUT"] = env["MPIEXEC_PREFIX_STDERR"] = RANK_LABEL
     # the ranks import this very tuwviz, installed or not
-    here = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [config.IMPORT_ROOT, env.get("PYTHONPATH")]))
     with tempfile.NamedTemporaryFile("w", prefix="tuwviz-task-", suffix=".json", delete=False) as f:
         reaper.remove_on_exit(f.name)
         json.dump({"cases": cases}, f)

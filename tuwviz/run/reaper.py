@@ -35,6 +35,7 @@ import sys
 import threading
 import time
 
+from .. import config
 from ..procfs import mapped_files
 
 __all__ = ["watch", "forget", "remove_on_exit", "keep", "reaper_pid", "end_processes",
@@ -61,8 +62,7 @@ def _send(line: str) -> None:
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 start_new_session=True, text=True, close_fds=True,
                 env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [
-                    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                    os.environ.get("PYTHONPATH")]))},
+                    config.IMPORT_ROOT, os.environ.get("PYTHONPATH")]))},
             )
             _owner = os.getpid()
         try:

@@ -29,14 +29,20 @@ import subprocess
 from .. import config
 from ..errors import TuwvizError
 
-__all__ = ["LAUNCHERS", "cancel", "choose_launcher", "in_allocation", "job_announced",
-           "rank_slurm", "refusal", "srun_command", "task_report"]
+__all__ = ["HOPELESS", "LAUNCHERS", "cancel", "choose_launcher", "in_allocation",
+           "job_announced", "job_state", "rank_slurm", "refusal", "srun_command", "task_report"]
 
 #: The ``--launcher`` choices: ``auto`` is ``srun`` inside an allocation, else ``mpiexec``.
 LAUNCHERS = ("auto", "mpiexec", "srun")
 #: srun's report of tasks that ended badly: ``srun: error: n1: task 2: Killed``,
 #: ``srun: error: n2: tasks 3-4: Exited with exit code 1``.
 _TASKS = re.compile(r"srun: error: (\S+): tasks? ([\d,\-]+): (.+)$")
+#: Why a job pends that waiting will not mend (squeue's reason): it asks for more than the
+#: partition or the nodes have, or for something the site does not allow.
+HOPELESS = ("PartitionConfig", "PartitionNodeLimit", "PartitionTimeLimit", "BadConstraints",
+            "InvalidAccount", "InvalidQOS", "QOSMaxCpuPerJobLimit", "QOSMaxNodePerJobLimit",
+            "AssocMaxCpuPerJobLimit", "AssocMaxNodePerJobLimit", "DependencyNeverSatisfied",
+            "JobHeldAdmin")
 #: srun's words about the job it asked for: ``srun: job 12 queued and waiting for resources``.
 _JOB = re.compile(r"srun: job (\d+) (?:queued|has been allocated)")
 #: srun's words when the scheduler refuses or gives up on the allocation.
@@ -157,6 +163,16 @@ def job_announced(line: str) -> str | None:
     """
     m = _JOB.search(line)
     return m.group(1) if m else None
+
+
+def job_state(job: str) -> tuple[str, str]:
+    """``(state, reason)`` of `job` as squeue tells (``("", "")`` once it left the queue)."""
+    try:
+        out = subprocess.run(["squeue", "-h", "-j", str(job), "-o", "%T %r"],
+                             capture_output=True, text=True, timeout=30).stdout.split()
+    except (OSError, subprocess.TimeoutExpired):
+        return "", ""
+    return (out[0], " ".join(out[1:])) if out else ("", "")
 
 
 def rank_slurm(env: dict | None = None) -> dict[str, str]:
