@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import config
-from . import reaper
+from . import reaper, slurm
 from ..errors import RankFailure, TuwvizError
 from .launch import (SILENT_LIMIT, STALL_LIMIT, TIMED_MODES, check_ranks, check_stall_limit,
                      describe_case, find_mpiexec)
@@ -228,7 +228,8 @@ class Engines:
             **(loopback_env() if local else {}),
             **(mpi_env(self.n, self.heavy_yield) if local or self.heavy_yield is not None
                else {}),
-            "PYTHONPATH": os.pathsep.join(filter(None, [config.IMPORT_ROOT, os.environ.get("PYTHONPATH")])),
+            "PYTHONPATH": os.pathsep.join(filter(None, [config.IMPORT_ROOT,
+                                                        os.environ.get("PYTHONPATH")])),
             config.WATCH: self._watch.address,
         }
         engine_args = [*mine.get("engine_args", base.get("engine_args", [])),
@@ -280,8 +281,6 @@ class Engines:
         """Wait for a batch job's engines to register, giving up at once when SLURM says
         the job cannot run (:data:`tuwviz.run.slurm.HOPELESS`) or it ended; TimeoutError
         after the start time-out (:meth:`_batch_failure` words both)."""
-        from . import slurm
-
         jobs = [l.job_id for l in list(self._cluster.engines.values()) if getattr(l, "job_id", "")]
         t0 = self._watch.clock()  # a paused machine is not a slow queue
         looked = t0
@@ -307,7 +306,7 @@ class Engines:
         import subprocess
 
         jobs = [l.job_id for l in list(self._cluster.engines.values()) if hasattr(l, "job_id")]
-        if not jobs or (isinstance(exc, TuwvizError) and str(exc).startswith("the engines' job")):
+        if not jobs or isinstance(exc, TuwvizError):  # none, or worded already (_await_job)
             return None
         if isinstance(exc, subprocess.CalledProcessError) and not any(jobs):
             return TuwvizError(f"the engines' batch job was not accepted: {' '.join(exc.cmd[:1])} "
@@ -315,8 +314,8 @@ class Engines:
                                f"nothing is queued")
         if isinstance(exc, TimeoutError) and any(jobs):
             job = next(j for j in jobs if j)
-            state = subprocess.run(["squeue", "-h", "-j", str(job), "-o", "%T (%r)"],
-                                   capture_output=True, text=True).stdout.strip()
+            state, reason = slurm.job_state(job)
+            state = f"{state} ({reason})" if state else ""
             registered = len(self._client.ids) if self._client is not None else 0
             return TuwvizError(f"the engines' job {job} did not bring up {self.n} engines in "
                                f"{self._timeout:g} s ({registered} registered; the job: "
