@@ -116,7 +116,6 @@ def test_verify_inside_salloc(slurm):
                 inside="--nodes=2 --ntasks=5 --overcommit")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert re.search(r"\d+ cases: all cases match the MPI library", r.stdout), r.stdout[-2000:]
-    assert "failed" not in r.stderr
     assert "srun 5" in _launches()[before:]
     _nothing_left(slurm)
 
