@@ -54,6 +54,9 @@ def test_srun_reports_name_ranks_and_reasons():
                                   "specification invalid") == (
         "Unable to create step for job 14: Task count specification invalid")
     assert slurm_launcher.refusal("srun: job 3 queued and waiting for resources") is None
+    # srun with no SLURM to talk to: one line, not three attempts
+    assert slurm_launcher.refusal("srun: fatal: Could not establish a configuration source") == (
+        "Could not establish a configuration source")
 
 
 def test_srun_command_outside_an_allocation_carries_the_site_settings(monkeypatch):

@@ -49,7 +49,9 @@ _JOB = re.compile(r"srun: job (\d+) (?:queued|has been allocated)")
 _REFUSED = re.compile(r"srun: error: (Unable to allocate resources: .+|.*[Ii]mmediate.*|"
                       r"Unable to create step for job \d+: .+|"
                       r"Job request does not match any supported policy.*|"
-                      r".*[Rr]equested node configuration is not available.*)$")
+                      r".*[Rr]equested node configuration is not available.*)$"
+                      # no SLURM to talk to (no slurm.conf, no controller): srun gives up
+                      r"|srun: fatal: (.+)$")
 
 
 def in_allocation(env: dict | None = None) -> bool:
@@ -149,9 +151,11 @@ def refusal(line: str) -> str | None:
 
     >>> refusal("srun: error: Unable to allocate resources: Invalid partition name specified")
     'Unable to allocate resources: Invalid partition name specified'
+    >>> refusal("srun: fatal: Could not establish a configuration source")
+    'Could not establish a configuration source'
     """
     m = _REFUSED.search(line.strip())
-    return m.group(1) if m else None
+    return (m.group(1) or m.group(2)) if m else None
 
 
 def job_announced(line: str) -> str | None:
