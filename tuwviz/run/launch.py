@@ -415,6 +415,10 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                 tail = " | ".join(l.strip() for l in output.strip().splitlines()[-3:])
                 raise _StartupFailed(f"exit code {proc.returncode}: {tail}")
         dead = watch.dead()
+        if srun and not dead and not done:
+            # srun's ranks on other nodes cannot reach the watch: srun's report names them,
+            # the first task it reports first (the others were ended because of it)
+            dead = [r for r in out.ended if r >= 0][:1]
         # a kernel that called MPI_Abort: the launcher then ends every rank, the caller
         # often last, so the first lost rank is not the one to name; not the worker's own
         # abort after it reported an error, nor one after a rank died of a signal (a crash,
@@ -438,16 +442,6 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
             raise _with_case(RankFailure(
                 f"rank {rank} died (pid {pid}, {how or 'how it ended was not reported'}); the run "
                 f"was aborted", rank=rank, how=how, output=lines, output_from=whose), cases, finished)
-        # srun's ranks on other nodes cannot reach the watch: srun's report names them,
-        # the first task it reports first (the others were ended because of it)
-        reported = [r for r in out.ended if r >= 0]
-        if srun and not done and reported and (error is None or error["type"] == "KeyboardInterrupt"):
-            rank = reported[0]
-            pid = hellos.get(rank, {}).get("pid", "?")
-            raise _with_case(RankFailure(
-                f"rank {rank} died (pid {pid}, {out.ended[rank]}); the run was aborted",
-                rank=rank, how=out.ended[rank], output=out.last(rank)[0],
-                output_from=out.last(rank)[1]), cases, finished)
     finally:
         if srun:  # killing srun would leave the ranks on other nodes running
             _cancel_step(proc, hellos, out.slurm_job)
