@@ -54,6 +54,11 @@ def test_srun_reports_name_ranks_and_reasons():
                                   "specification invalid") == (
         "Unable to create step for job 14: Task count specification invalid")
     assert slurm_launcher.refusal("srun: job 3 queued and waiting for resources") is None
+    # slurmstepd read a PMI line cut: said, with what helps
+    assert slurm_launcher.pmi_cut("slurmstepd-n2: error: mpi/pmi2: value not properly terminated "
+                                  "in client request")
+    assert not slurm_launcher.pmi_cut("slurmstepd-n2: error: *** STEP 4.0 ON n1 CANCELLED ***")
+    assert "MPIR_CVAR_CH4_NETMOD=ofi" in slurm_launcher.PMI_CUT
     # srun with no SLURM to talk to: one line, not three attempts
     assert slurm_launcher.refusal("srun: fatal: Could not establish a configuration source") == (
         "Could not establish a configuration source")

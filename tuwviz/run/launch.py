@@ -380,8 +380,12 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                 silent = watch.silent(min(SILENT_LIMIT, stall_limit))
                 if silent or watch.clock() - last > stall_limit:
                     running = case_ranks(cases[finished]["problem"]) if finished < len(cases) else nranks
-                    raise _with_case(_stalled(silent, hellos, watch.clock() - last,
-                                              *watch.inside(), running), cases, finished)
+                    stalled = _stalled(silent, hellos, watch.clock() - last, *watch.inside(),
+                                       running)
+                    if out.pmi_cut:  # the ranks started without each other's addresses
+                        stalled = RankFailure(f"{stalled.headline}; {slurm.PMI_CUT}",
+                                              rank=stalled.rank)
+                    raise _with_case(stalled, cases, finished)
                 continue
             line = lines.popleft()
             last = watch.clock()
@@ -413,7 +417,8 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
             output = out.text()
             if "Traceback" not in output:  # MPI_Init failed, not our Python: nothing ran
                 tail = " | ".join(l.strip() for l in output.strip().splitlines()[-3:])
-                raise _StartupFailed(f"exit code {proc.returncode}: {tail}")
+                hint = f"; {slurm.PMI_CUT}" if out.pmi_cut else ""
+                raise _StartupFailed(f"exit code {proc.returncode}: {tail}{hint}")
         dead = watch.dead()
         if srun and not dead and not done:
             # srun's ranks on other nodes cannot reach the watch: srun's report names them,
@@ -474,6 +479,7 @@ class _Output:
     def __init__(self, keep: int = 400):
         self.refused: str | None = None  # srun: why SLURM refused or gave up the allocation
         self.slurm_job: str | None = None  # srun: the job it asked for and announced (it waited)
+        self.pmi_cut = False  # srun: slurmstepd read a rank's PMI line cut (MPI cannot start)
         self.job: deque[str] = deque(maxlen=keep * 4)  # every line, labels removed
         self.ranks: dict[int, deque[str]] = {}
         self.ended: dict[int, str] = {}
@@ -497,6 +503,7 @@ class _Output:
             self.ended.setdefault(rank, how)
         self.refused = self.refused or slurm.refusal(line)
         self.slurm_job = self.slurm_job or slurm.job_announced(line)
+        self.pmi_cut = self.pmi_cut or slurm.pmi_cut(line)
         m = _HYDRA_SIGNAL.search(line)
         if m:
             self.ended.setdefault(-1, _signal_text(int(m.group(1))))

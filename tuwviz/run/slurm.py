@@ -30,7 +30,8 @@ from .. import config
 from ..errors import TuwvizError
 
 __all__ = ["HOPELESS", "LAUNCHERS", "cancel", "choose_launcher", "in_allocation",
-           "job_announced", "job_state", "rank_slurm", "refusal", "srun_command", "task_report"]
+           "job_announced", "job_state", "PMI_CUT", "pmi_cut", "rank_slurm", "refusal",
+           "srun_command", "task_report"]
 
 #: The ``--launcher`` choices: ``auto`` is ``srun`` inside an allocation, else ``mpiexec``.
 LAUNCHERS = ("auto", "mpiexec", "srun")
@@ -156,6 +157,29 @@ def refusal(line: str) -> str | None:
     """
     m = _REFUSED.search(line.strip())
     return (m.group(1) or m.group(2)) if m else None
+
+
+#: slurmstepd's words when its pmi2 plugin read only part of a rank's PMI line.
+_PMI_CUT = re.compile(r"slurmstepd\S*: error: mpi/pmi2: value not properly terminated")
+#: What that means and what helps (said with the error it caused).
+PMI_CUT = (
+    "SLURM's pmi2 cut a line of MPICH's address exchange (slurmstepd: 'value not properly "
+    "terminated in client request'): MPICH's UCX netmod puts each node's addresses, padded "
+    "with bytes that vary from run to run, through PMI in lines that can pass the 1,024 "
+    "bytes SLURM reads at once; set MPIR_CVAR_CH4_NETMOD=ofi (pip's MPICH has it), or "
+    "UCX_TLS to the transports you need, and run again (README: Clusters and SLURM)")
+
+
+def pmi_cut(line: str) -> bool:
+    """Whether `line` is slurmstepd saying that a rank's PMI line reached it cut
+    (:data:`PMI_CUT` says why and what helps).
+
+    >>> pmi_cut("slurmstepd-n1: error: mpi/pmi2: value not properly terminated in client request")
+    True
+    >>> pmi_cut("srun: error: n1: task 0: Exited with exit code 15")
+    False
+    """
+    return bool(_PMI_CUT.search(line))
 
 
 def job_announced(line: str) -> str | None:
