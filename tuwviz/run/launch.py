@@ -380,12 +380,9 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                 silent = watch.silent(min(SILENT_LIMIT, stall_limit))
                 if silent or watch.clock() - last > stall_limit:
                     running = case_ranks(cases[finished]["problem"]) if finished < len(cases) else nranks
-                    stalled = _stalled(silent, hellos, watch.clock() - last, *watch.inside(),
-                                       running)
-                    if out.pmi_cut:  # the ranks started without each other's addresses
-                        stalled = RankFailure(f"{stalled.headline}; {slurm.PMI_CUT}",
-                                              rank=stalled.rank)
-                    raise _with_case(stalled, cases, finished)
+                    raise _with_case(_stalled(silent, hellos, watch.clock() - last,
+                                              *watch.inside(), running, cause=out.cause()),
+                                     cases, finished)
                 continue
             line = lines.popleft()
             last = watch.clock()
@@ -417,8 +414,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
             output = out.text()
             if "Traceback" not in output:  # MPI_Init failed, not our Python: nothing ran
                 tail = " | ".join(l.strip() for l in output.strip().splitlines()[-3:])
-                hint = f"; {slurm.PMI_CUT}" if out.pmi_cut else ""
-                raise _StartupFailed(f"exit code {proc.returncode}: {tail}{hint}")
+                raise _StartupFailed(f"exit code {proc.returncode}: {tail}{out.cause()}")
         dead = watch.dead()
         if srun and not dead and not done:
             # srun's ranks on other nodes cannot reach the watch: srun's report names them,
@@ -515,6 +511,11 @@ class _Output:
 
     def text(self) -> str:
         return "\n".join(self.job)
+
+    def cause(self) -> str:
+        """``; `` and what the launcher's lines said that explains a failed start or a
+        hang (:data:`tuwviz.run.slurm.PMI_CUT`), or "" when they said nothing of it."""
+        return f"; {slurm.PMI_CUT}" if self.pmi_cut else ""
 
     def how(self, rank: int) -> str | None:
         """How `rank` ended, as the launcher reported it (None if it did not)."""
@@ -627,21 +628,23 @@ def mpiexec_backend(stall_limit: float | None = None,
 
 
 def _stalled(silent: list[int], hellos: dict[int, dict], idle: float, inside: list[int] = (),
-             returned: list[int] = (), p: int | None = None) -> RankFailure:
+             returned: list[int] = (), p: int | None = None, cause: str = "") -> RankFailure:
     """The error for a run that stopped making progress, naming the ranks to blame.
 
     `inside` and `returned` are the ranks in a kernel call and those that returned from one
     (:meth:`tuwviz.run.watch.RankWatch.inside`); only the running case's first `p` count.
+    `cause` ends the sentence: what the launcher said that explains it
+    (:meth:`_Output.cause`).
     """
     if silent:
         names = ", ".join(f"rank {r} (pid {hellos.get(r, {}).get('pid', '?')})" for r in silent)
         return RankFailure(f"{names} stopped responding (no heartbeat for {SILENT_LIMIT:.0f} s or "
-                           f"more: stopped, frozen or swapped out); the run was killed",
+                           f"more: stopped, frozen or swapped out); the run was killed{cause}",
                            rank=silent[0])
     return RankFailure(f"no progress for {idle:.0f} s while every rank was alive"
                        f"{inside_text(inside, returned, p)} (a kernel waiting for a message that "
                        f"never comes?); the run was killed as hung (the no-progress limit is a "
-                       f"setting: --stall-limit / stall_limit=)",
+                       f"setting: --stall-limit / stall_limit=){cause}",
                        rank=next((r for r in inside if p is None or r < p), None))
 
 
