@@ -19,7 +19,7 @@ variable                       what it sets                                   re
 ``TUWVIZ_ASSIGNMENT_QUICK``    ``1``: an assignment's small settings          :func:`assignment_quick`
 ``TUWVIZ_LAUNCH_LOG``          a file each MPI launch is counted in           :func:`launch_log`
 ``TUWVIZ_WATCH``               the driver's watch socket (set for the ranks)  :func:`watch_address`
-``TUWVIZ_SLURM_MPI``           ``srun --mpi=`` (PMI flavour; ``pmi2``)        :func:`slurm_settings`
+``TUWVIZ_SLURM_MPI``           ``hydra`` or an ``srun --mpi=`` PMI flavour    :func:`slurm_settings`
 ``TUWVIZ_SLURM_PARTITION``     a new job's ``--partition`` (srun, profile)    :func:`slurm_settings`
 ``TUWVIZ_SLURM_ACCOUNT``       a new job's ``--account``                      :func:`slurm_settings`
 ``TUWVIZ_SLURM_TIME``          a new job's ``--time``                         :func:`slurm_settings`
@@ -183,18 +183,17 @@ def watch_address() -> str:
 
 
 def slurm_settings(env: dict | None = None) -> dict[str, str]:
-    """The SLURM settings of runs started with ``srun`` (and of the SLURM profile): ``mpi``
-    (default ``pmi2``: pip's MPICH needs it), ``partition``, ``account``, ``time``,
-    ``options`` ("" when unset), from `env` (default: this process's environment).
+    """The SLURM settings of runs started under SLURM (and of the SLURM profile): ``mpi``
+    (how ranks start: ``hydra``, or an ``srun --mpi=`` plugin such as ``pmi2``; "" when
+    unset, :func:`tuwviz.run.slurm.mpi_flavour` then chooses), ``partition``, ``account``,
+    ``time``, ``options`` ("" when unset), from `env` (default: this process's environment).
 
     >>> slurm_settings({"TUWVIZ_SLURM_PARTITION": " short "})["partition"], slurm_settings({})["mpi"]
-    ('short', 'pmi2')
+    ('short', '')
     """
     env = os.environ if env is None else env
-    values = {key: env.get(f"TUWVIZ_SLURM_{key.upper()}", "").strip()
-              for key in ("mpi", "partition", "account", "time", "options")}
-    values["mpi"] = values["mpi"] or "pmi2"
-    return values
+    return {key: env.get(f"TUWVIZ_SLURM_{key.upper()}", "").strip()
+            for key in ("mpi", "partition", "account", "time", "options")}
 
 
 def slurm_pending() -> int:

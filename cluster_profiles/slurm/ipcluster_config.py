@@ -11,7 +11,8 @@ or ``ipcluster start --profile-dir=cluster_profiles/slurm --n=16 --daemonize``.
 
 What happens: the controller starts on the login node, listening on an address that the
 compute nodes can reach; ipyparallel writes a batch script (shown by the template below)
-into this directory and submits it with ``sbatch``; inside the job, ``srun`` starts one
+into this directory and submits it with ``sbatch``; inside the job, MPICH's
+``mpiexec.hydra -bootstrap slurm`` (or ``srun --mpi=...``, see TUWVIZ_SLURM_MPI) starts one
 engine per task as one MPI job, so the engines share ``MPI.COMM_WORLD`` and engine id i is
 MPI rank i. Stopping the cluster runs ``scancel`` on the job.
 
@@ -25,10 +26,16 @@ TUWVIZ_SLURM_PARTITION      ``--partition`` of the engine job            (site d
 TUWVIZ_SLURM_ACCOUNT        ``--account`` to charge                      (site default)
 TUWVIZ_SLURM_TIME           ``--time`` limit of the engine job           ``00:30:00``
 TUWVIZ_SLURM_OPTIONS        further ``sbatch`` options                   (none)
-TUWVIZ_SLURM_MPI            ``srun --mpi=`` plugin (PMI flavour)         ``pmi2``
+TUWVIZ_SLURM_MPI            ``hydra``, or an ``srun --mpi=`` plugin       ``hydra`` [1]_
 TUWVIZ_CONTROLLER_IP        address the controller listens on            ``*`` (all)
 TUWVIZ_CONTROLLER_HOST      name/address engines use to reach it         login node name
 ==========================  ===========================================  ===============
+
+.. [1] ``hydra`` where MPICH's ``mpiexec.hydra`` is next to this Python (pip's MPICH), else
+   ``pmi2``. Hydra starts one proxy per node with srun and serves the ranks' PMI itself:
+   SLURM 22.05's pmi2 plugin cuts MPICH's (UCX) address lines longer than 1,024 bytes, so
+   ranks on several nodes failed to start or hung. A module MPI built for SLURM's PMI
+   wants its plugin here, e.g. ``pmix`` for Open MPI.
 """
 import os
 import shlex
@@ -41,9 +48,11 @@ PARTITION = os.environ.get("TUWVIZ_SLURM_PARTITION", "")  # e.g. "debug"
 ACCOUNT = os.environ.get("TUWVIZ_SLURM_ACCOUNT", "")  # e.g. "p12345"
 TIMELIMIT = os.environ.get("TUWVIZ_SLURM_TIME", "00:30:00")  # sbatch --time formats
 OPTIONS = os.environ.get("TUWVIZ_SLURM_OPTIONS", "")  # e.g. "--exclusive --qos=short"
-# pip's MPICH (and most MPICH builds) start under srun with PMI-2; `--mpi=pmix` does not
-# work with it. A module MPI built for PMIx (e.g. Open MPI) wants "pmix" here.
-SRUN_MPI = os.environ.get("TUWVIZ_SLURM_MPI", "pmi2")
+# How the engines start (footnote [1] above): MPICH's Hydra, or srun with this PMI plugin
+# (pip's MPICH works with "pmi2" on one node; `--mpi=pmix` does not work with it).
+_HYDRA = os.path.join(os.path.dirname(sys.executable), "mpiexec.hydra")
+SLURM_MPI = os.environ.get("TUWVIZ_SLURM_MPI", "").strip() or (
+    "hydra" if os.access(_HYDRA, os.X_OK) else "pmi2")
 
 # --- controller: on this (login) node, reachable from the compute nodes -----------------
 # The local profile binds everything to 127.0.0.1. Here the engines run on other machines,
@@ -103,7 +112,10 @@ def _batch_template():
     for group in groups:
         option = " ".join(group).replace("{", "{{").replace("}", "}}")
         lines.append("#SBATCH " + option)
-    lines.append(f"srun --mpi={SRUN_MPI} {{program_and_args}}")
+    if SLURM_MPI == "hydra":  # one srun step of proxies; Hydra places the job's tasks
+        lines.append(f"{shlex.quote(_HYDRA)} -bootstrap slurm -n {{n}} {{program_and_args}}")
+    else:
+        lines.append(f"srun --mpi={SLURM_MPI} {{program_and_args}}")
     return "\n".join(lines) + "\n"
 
 

@@ -3,7 +3,8 @@ and on its own, and the ways a SLURM run fails; and (quick tier) the ``--launche
 bad input, which needs no SLURM.
 
 The SLURM is real (tests/support/slurm.py: munged, slurmctld, two slurmd node names on this
-host); the ranks are real MPI ranks that ``srun --mpi=pmi2`` starts on its nodes.
+host); the ranks are real MPI ranks that MPICH's Hydra starts on its nodes through one srun
+step (the default with pip's MPICH), or that ``srun --mpi=pmi2`` starts itself.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import pytest
 from support import REPO, hang_guard, run_cli
 from tuwviz import config
 from tuwviz.cli import options
+from tuwviz.errors import TuwvizError
 from tuwviz.run import slurm as slurm_launcher
 
 full = pytest.mark.full
@@ -76,6 +78,50 @@ def test_srun_command_outside_an_allocation_carries_the_site_settings(monkeypatc
     assert slurm_launcher.srun_command(3, env)[-1] == "--kill-on-bad-exit=1"
 
 
+def test_hydra_under_slurm_is_the_default_with_pips_mpich(monkeypatch):
+    """pip's MPICH (mpiexec.hydra in this venv): Hydra starts the ranks, in salloc's own job
+    outside an allocation; hydra asked for where there is none is one clear error."""
+    monkeypatch.setenv("TUWVIZ_SLURM_PENDING", "7")
+    hydra = slurm_launcher.hydra_mpiexec()
+    assert hydra and hydra.startswith(sys.prefix)
+    assert slurm_launcher.mpi_flavour({}) == "hydra"
+    env = {"TUWVIZ_SLURM_PARTITION": "short", "TUWVIZ_SLURM_OPTIONS": "--nodes=2"}
+    assert slurm_launcher.srun_command(3, env) == [
+        "salloc", "--ntasks=3", "--job-name=tuwviz", "--immediate=7", "--partition=short",
+        "--nodes=2", hydra, "-bootstrap", "slurm", "-n", "3"]
+    assert slurm_launcher.srun_command(3, {**env, "SLURM_JOB_ID": "5"}) == [
+        hydra, "-bootstrap", "slurm", "-n", "3"]
+    assert slurm_launcher.job_announced("salloc: Pending job allocation 21") == "21"
+    monkeypatch.setattr(sys, "prefix", "/nonexistent")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert slurm_launcher.mpi_flavour({}) == "pmi2"
+    with pytest.raises(TuwvizError, match="no mpiexec.hydra is installed"):
+        slurm_launcher.mpi_flavour({"TUWVIZ_SLURM_MPI": "hydra"})
+
+
+def test_hydras_reports_name_the_rank_not_its_proxy():
+    """Under Hydra srun's tasks are the proxies (one per node): Hydra's banner names the
+    dead process by pid, srun's report a dead node's proxy; the rank named is the one
+    there, not srun's task number (lines as Hydra and srun printed them here)."""
+    from tuwviz.run.launch import _Output
+
+    hellos = {0: {"pid": 100, "slurm_node": "n1"}, 1: {"pid": 101, "slurm_node": "n1"},
+              2: {"pid": 102, "slurm_node": "n2"}, 3: {"pid": 103, "slurm_node": "n2"}}
+    out = _Output(proxies=True)
+    for line in ["=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
+                 "=   PID 103 RUNNING AT n2", "=   EXIT CODE: 9",
+                 "srun: error: n1: task 0: Exited with exit code 7",
+                 "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)"]:
+        out.add(line)
+    assert out.name_ranks(hellos)[0] == 3 and out.how(3) == "killed by signal SIGKILL (Killed)"
+    node = _Output(proxies=True)  # a node died: its proxy was killed with it
+    for line in ["srun: error: n2: task 1: Killed",
+                 "[mpiexec@vm] control_cb (pmiserv_cb.c:280): assert (!closed) failed"]:
+        node.add(line)
+    assert node.name_ranks(hellos) == [2] and node.how(2) == "killed (on node n2)"
+    assert node.how(1) is None  # srun's task 1 is n2's proxy, not rank 1
+
+
 def _tuwviz(slurm, *args, inside: str | None = None, env: dict | None = None,
             timeout: float = 900) -> subprocess.CompletedProcess:
     """``tuwviz ARGS`` against the test SLURM; inside ``salloc INSIDE`` if given."""
@@ -125,6 +171,19 @@ def test_verify_inside_salloc(slurm):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert re.search(r"\d+ cases: all cases match the MPI library", r.stdout), r.stdout[-2000:]
     assert "srun 5" in _launches()[before:]
+    _nothing_left(slurm)
+
+
+@full
+def test_srun_pmi2_on_one_node(slurm):
+    """TUWVIZ_SLURM_MPI=pmi2: srun starts every rank as a task with SLURM's PMI (for MPIs
+    built against it); pip's MPICH works so on one node (not across nodes: README)."""
+    before = len(_launches())
+    r = _tuwviz(slurm, "verify", "--launcher", "srun", "--np", "3", "--collective", "allgatherv",
+                env={"TUWVIZ_SLURM_MPI": "pmi2"}, inside="--nodes=1 --ntasks=3 --overcommit")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert re.search(r"\d+ cases: all cases match the MPI library", r.stdout), r.stdout[-2000:]
+    assert "srun 3" in _launches()[before:]
     _nothing_left(slurm)
 
 
@@ -217,15 +276,17 @@ def test_pending_beyond_the_limit(slurm):
 
 
 @full
-@pytest.mark.parametrize("watched", [True, False], ids=["watched", "srun-report"])
+@pytest.mark.parametrize("watched", [True, False], ids=["watched", "launcher-report"])
 def test_node_dies_mid_run(slurm, tmp_path, watched):
     """A node dies (its slurmd, slurmstepd and ranks killed) while bench runs across two
     nodes: the error names a rank on that node, the rows measured before stay on disk,
     nothing is left queued or running.
 
-    watched: inside salloc, the ranks reach the driver's watch (one host), which names the
-    rank.  srun-report: the run's own job, its ranks given no watch address, as ranks on
-    another machine than the driver's are: srun's report of the tasks names it."""
+    watched: inside salloc, Hydra's ranks reach the driver's watch (one host), which names
+    the rank.  launcher-report: the run's own job, its ranks given a watch address they
+    cannot reach (Hydra's own configuration file sets it), as ranks on another machine
+    than the driver's are: neither srun (its slurmstepd died with the node) nor Hydra
+    says which node it was, so the error says where each rank ran."""
     out = tmp_path / "rows.csv"
     cmd = [sys.executable, "-m", "tuwviz.cli", "bench", "gatherv", "--np", "4",
            "--b", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", "--reps", "200", "--rounds", "1",
@@ -234,7 +295,10 @@ def test_node_dies_mid_run(slurm, tmp_path, watched):
         cmd, env = ["salloc", "--nodes=2", "--ntasks=4", "--overcommit", *cmd], slurm.env
     else:
         cmd = [*cmd, "--launcher", "srun"]
-        env = {**slurm.env, "TUWVIZ_SLURM_OPTIONS": f"--nodes=2 --export=ALL,{config.WATCH}="}
+        hydra = tmp_path / "hydra.conf"  # mpiexec's own defaults: -genv beats the driver's
+        hydra.write_text(f"-genv {config.WATCH} {tmp_path}/elsewhere/watch.sock\n")
+        env = {**slurm.env, "HYDRA_CONFIG_FILE": str(hydra),
+               "TUWVIZ_SLURM_OPTIONS": "--nodes=2"}
     proc = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
@@ -253,8 +317,11 @@ def test_node_dies_mid_run(slurm, tmp_path, watched):
         assert proc.returncode != 0
         error = [l for l in stderr.splitlines() if l.startswith("error: ")]
         assert error, stderr
-        # block placement: ranks 2 and 3 ran on n2
-        assert re.match(r"error: rank [23] died", error[0]), stderr
+        if watched:  # block placement: ranks 2 and 3 ran on n2
+            assert re.match(r"error: rank [23] died", error[0]), stderr
+        else:  # the node's slurmstepd died too: srun says nothing, Hydra not which node
+            assert error[0].startswith("error: a node's Hydra proxy ended without a word"), stderr
+            assert "(n1: ranks 0, 1; n2: ranks 2, 3)" in error[0], stderr
         rows = list(csv.DictReader(open(out)))
         assert rows and all(r["nodes"] == "n1;n2" for r in rows)
         _nothing_left(slurm)

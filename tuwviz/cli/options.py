@@ -173,7 +173,9 @@ def launcher_option(sp) -> None:
     sp.add_argument("--launcher", choices=LAUNCHERS, default="auto",
                     help="what starts the real MPI ranks: mpiexec (this machine), srun (SLURM: "
                          "the nodes of the allocation this command runs in, salloc or sbatch; "
-                         "outside one, srun asks for a job itself and waits at most "
+                         "with pip's MPICH through mpiexec.hydra -bootstrap slurm, or srun "
+                         "--mpi=$TUWVIZ_SLURM_MPI if that is set to a PMI plugin; "
+                         "outside one, it asks for a job itself and waits at most "
                          "$TUWVIZ_SLURM_PENDING s, default 300, with $TUWVIZ_SLURM_PARTITION, "
                          "_ACCOUNT, _TIME, _OPTIONS), or auto (default: srun inside an "
                          "allocation, i.e. when SLURM_JOB_ID is set, else mpiexec). Rows record "

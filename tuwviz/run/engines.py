@@ -292,12 +292,10 @@ class Engines:
                     self._cluster.engines.values()))).__name__:
                 looked = now
                 for job in jobs:
-                    state, reason = slurm.job_state(job)
-                    if reason in slurm.HOPELESS or state in ("", "FAILED", "CANCELLED",
-                                                             "TIMEOUT", "NODE_FAIL", "COMPLETED"):
+                    why = slurm.stuck(job, ended=True)
+                    if why:
                         raise TuwvizError(f"the engines' job {job} cannot run: SLURM says "
-                                          f"{(state + ' (' + reason + ')') if state else 'it ended'}"
-                                          f"; it was cancelled")
+                                          f"{why}; it was cancelled")
             time.sleep(0.25)
 
     def _batch_failure(self, exc: BaseException) -> TuwvizError | None:

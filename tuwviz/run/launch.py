@@ -81,6 +81,10 @@ _LABELLED = re.compile(r"^\[tuwviz-rank (\d+)\] ?(.*)$")
 _RETURN_CODE = re.compile(r"^\[\d+\](\d+):Return code = (-?\d+)(?:, signaled with (.+))?$")
 #: Hydra's summary, when MPIEXEC names it: ``... EXIT STRING: Segmentation fault (signal 11)``.
 _HYDRA_SIGNAL = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
+#: Hydra's banner line naming the process that ended badly: ``=   PID 26682 RUNNING AT n2``.
+_HYDRA_PID = re.compile(r"^=\s+PID (\d+) RUNNING AT (\S+)")
+#: Hydra's mpiexec when a proxy's connection closed without a word (its node died).
+_HYDRA_LOST = re.compile(r"^\[mpiexec@\S+\] control_cb .*assert \(!closed\) failed")
 #: MPICH's line when a process calls MPI_Abort: "... called MPI_Abort(comm, code) - process N".
 _MPI_ABORT = re.compile(r"called MPI_Abort\(.*?, (-?\d+)\) - process (\d+)")
 
@@ -321,7 +325,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     reaper.watch(proc.pid)
     hellos: dict[int, dict] = {}
     segments: list[str] = []
-    out = _Output()
+    out = _Output(proxies=srun and start[0] != "srun")
     error = None
     done = False
     reporters: set[int] = set()  # ranks that reported an error (then abort)
@@ -332,6 +336,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
         last = watch.clock()  # not time.monotonic(): a paused machine is not a hung run
+        looked = last  # when squeue was last asked about a job that still waits
         # lines read from the pipe but not handled yet: select() sees only the pipe, so
         # lines that arrived together must not wait in a buffer for more output (a result
         # followed by a hang would be reported as still running)
@@ -377,6 +382,14 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                     if drained or now - dead_since > REPORT_GRACE + REPORT_PER_RANK * nranks:
                         _signal_group(proc, signal.SIGKILL)
                     continue
+                if srun and not hellos and out.slurm_job and watch.clock() - looked >= 2.0:
+                    looked = watch.clock()  # a job that pends for good: say so now, not
+                    why = slurm.stuck(out.slurm_job)  # after TUWVIZ_SLURM_PENDING seconds
+                    if why:
+                        raise TuwvizError(
+                            f"SLURM did not start the ranks: job {out.slurm_job} cannot start "
+                            f"as asked (squeue: {why}; more than its partition or nodes "
+                            f"have?) (nothing ran; nothing is left in the queue)")
                 silent = watch.silent(min(SILENT_LIMIT, stall_limit))
                 if silent or watch.clock() - last > stall_limit:
                     running = case_ranks(cases[finished]["problem"]) if finished < len(cases) else nranks
@@ -418,8 +431,9 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
         dead = watch.dead()
         if srun and not dead and not done:
             # srun's ranks on other nodes cannot reach the watch: srun's report names them,
-            # the first task it reports first (the others were ended because of it)
-            dead = [r for r in out.ended if r >= 0][:1]
+            # the first task it reports first (the others were ended because of it), or
+            # Hydra's report of the process, or of the node whose proxy died
+            dead = (out.name_ranks(hellos) if out.proxies else [r for r in out.ended if r >= 0])[:1]
         # a kernel that called MPI_Abort: the launcher then ends every rank, the caller
         # often last, so the first lost rank is not the one to name; not the worker's own
         # abort after it reported an error, nor one after a rank died of a signal (a crash,
@@ -462,6 +476,14 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
                              cases, finished)
         text = f"rank {error['rank']} raised {error['type']}: {error['message']}"
         raise _with_case(RankFailure(text, rank=error["rank"]), cases, finished)
+    if out.proxies and out.proxy_lost and not done:
+        # a node died with its slurmstepd: srun has nothing to report, and Hydra does not
+        # say whose proxy it lost; say where the ranks were, so the node can be told
+        where = "; ".join(f"{node}: ranks {ranges(rs)}" for node, rs in _by_node(hellos).items())
+        raise _with_case(RankFailure(
+            f"a node's Hydra proxy ended without a word (the node died, or its connection to "
+            f"this machine broke); Hydra does not say which node ({where or 'no rank started'});"
+            f" the run was aborted", rank=None, how="its node's proxy was lost"), cases, finished)
     if not done or (proc.returncode != 0 and not cut_short):
         tail = " | ".join(l.strip() for l in out.text().strip().splitlines()[-5:])
         raise TuwvizError(f"mpiexec failed with exit code {proc.returncode}: {tail}")
@@ -472,7 +494,11 @@ class _Output:
     """What the job printed besides protocol lines: per rank where the launcher labels
     lines (:data:`RANK_LABEL`), and the launcher's reports of how ranks ended."""
 
-    def __init__(self, keep: int = 400):
+    def __init__(self, keep: int = 400, proxies: bool = False):
+        self.proxies = proxies  # Hydra under SLURM: srun's tasks are its proxies, not ranks
+        self.nodes_ended: dict[str, str] = {}  # Hydra: how a node's proxy ended, by node
+        self.bad_pid: int | None = None  # Hydra: the process its banner says ended badly
+        self.proxy_lost = False  # Hydra: a proxy's connection closed without a word
         self.refused: str | None = None  # srun: why SLURM refused or gave up the allocation
         self.slurm_job: str | None = None  # srun: the job it asked for and announced (it waited)
         self.pmi_cut = False  # srun: slurmstepd read a rank's PMI line cut (MPI cannot start)
@@ -495,8 +521,17 @@ class _Output:
             rank, code, sig = int(m.group(1)), int(m.group(2)), m.group(3)
             self.ended[rank] = _signal_text(sig) if sig else f"exited with code {code}"
             return
-        for rank, how in slurm.task_report(line).items():
-            self.ended.setdefault(rank, how)
+        if self.proxies:
+            report = slurm.node_report(line)
+            if report:
+                self.nodes_ended.setdefault(report[0], f"{report[2]} (on node {report[0]})")
+            self.proxy_lost = self.proxy_lost or bool(_HYDRA_LOST.match(line.strip()))
+            m = _HYDRA_PID.match(line.strip())
+            if m and self.bad_pid is None:
+                self.bad_pid = int(m.group(1))
+        else:
+            for rank, how in slurm.task_report(line).items():
+                self.ended.setdefault(rank, how)
         self.refused = self.refused or slurm.refusal(line)
         self.slurm_job = self.slurm_job or slurm.job_announced(line)
         self.pmi_cut = self.pmi_cut or slurm.pmi_cut(line)
@@ -511,6 +546,20 @@ class _Output:
 
     def text(self) -> str:
         return "\n".join(self.job)
+
+    def name_ranks(self, hellos: dict[int, dict]) -> list[int]:
+        """Under Hydra: the ranks its reports name, first the one its banner names (by pid),
+        then those on a node whose proxy srun reports ended (killed with its node); each
+        gets how it ended.  The others' proxies end after it, so they are not named."""
+        named = [r for r in sorted(hellos)
+                 if self.bad_pid is not None and hellos[r].get("pid") == self.bad_pid]
+        nodes = _by_node(hellos)
+        for node, how in self.nodes_ended.items():
+            on = nodes.get(node, [])
+            for r in on:
+                self.ended.setdefault(r, how)
+            named += on[:1]
+        return named
 
     def cause(self) -> str:
         """``; `` and what the launcher's lines said that explains a failed start or a
@@ -704,6 +753,14 @@ def _ranks_exited(pids: list) -> bool:
         if fields[0] != "Z" or len(fields) < 50 or fields[49] != "0":
             return False  # still running, or ended with a signal or an exit code
     return True
+
+
+def _by_node(hellos: dict[int, dict]) -> dict[str, list[int]]:
+    """The ranks on each SLURM node, as the ranks reported them (nodes in rank order)."""
+    nodes: dict[str, list[int]] = {}
+    for r in sorted(hellos):
+        nodes.setdefault(hellos[r].get("slurm_node") or hellos[r].get("host", "?"), []).append(r)
+    return nodes
 
 
 def _cancel_step(proc: subprocess.Popen, hellos: dict[int, dict], job: str | None) -> None:

@@ -1,22 +1,34 @@
-"""SLURM's ``srun`` as the launcher of a batch run's ranks (``--launcher srun``).
+"""SLURM as the launcher of a batch run's ranks (``--launcher srun``).
 
 On a cluster the same ``tuwviz verify|bench|calibrate`` command runs inside an allocation
-(``salloc``, an ``sbatch`` script): the ranks are then started with ``srun`` instead of
+(``salloc``, an ``sbatch`` script): the ranks are then started through SLURM instead of
 this machine's ``mpiexec``, so they land on the allocation's nodes.  Outside an
-allocation, ``srun`` asks for one itself and waits for it at most
-``TUWVIZ_SLURM_PENDING`` seconds.  :func:`choose_launcher` picks ``srun`` by itself when
+allocation the run asks for a job itself and waits for it at most
+``TUWVIZ_SLURM_PENDING`` seconds.  :func:`choose_launcher` picks SLURM by itself when
 ``SLURM_JOB_ID`` is set.
 
+Two ways to start the ranks (:func:`mpi_flavour`, setting ``TUWVIZ_SLURM_MPI``):
+
+``hydra`` (the default with pip's MPICH)
+    MPICH's own ``mpiexec.hydra -bootstrap slurm``: one ``srun`` step starts a proxy per
+    node, and Hydra serves the ranks' PMI itself.  SLURM 22.05's pmi2 plugin reads a PMI-1
+    line in one 1,024-byte ``read``; MPICH's UCX address exchange writes longer lines
+    whenever its padding holds no zeros (:data:`PMI_CUT`), so ranks on more than one node
+    failed to start or hung in runs that depended on nothing but memory contents.
+``pmi2``, ``pmix``, ... (an ``srun --mpi=`` plugin)
+    ``srun`` starts every rank as a task and SLURM serves PMI: for an MPI built against
+    SLURM's PMI (a site's module MPI).
+
 The driver side of the run is :func:`tuwviz.run.launch.run_mpiexec`'s; this module holds
-what differs: the command (:func:`srun_command`), how ``srun`` reports how a task ended
+what differs: the command (:func:`srun_command`), how SLURM reports how a task ended
 or why the scheduler refused a job (:func:`task_report`, :func:`refusal`), how a run's job
 step is ended (:func:`cancel`), and what a rank reports of its job (:func:`rank_slurm`).
 
 The sites' settings are the environment variables the SLURM profile
 (``cluster_profiles/slurm``) reads too (:func:`tuwviz.config.slurm_settings`):
-``TUWVIZ_SLURM_MPI`` (``srun --mpi=``, default ``pmi2``, which pip's MPICH needs), and for
-a job ``srun`` asks for itself ``TUWVIZ_SLURM_PARTITION``, ``_ACCOUNT``, ``_TIME``,
-``_OPTIONS`` and ``TUWVIZ_SLURM_PENDING`` (:func:`tuwviz.config.slurm_pending`).
+``TUWVIZ_SLURM_MPI``, and for a job the run asks for itself ``TUWVIZ_SLURM_PARTITION``,
+``_ACCOUNT``, ``_TIME``, ``_OPTIONS`` and ``TUWVIZ_SLURM_PENDING``
+(:func:`tuwviz.config.slurm_pending`).
 """
 from __future__ import annotations
 
@@ -25,13 +37,14 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 
 from .. import config
 from ..errors import TuwvizError
 
 __all__ = ["HOPELESS", "LAUNCHERS", "cancel", "choose_launcher", "in_allocation",
-           "job_announced", "job_state", "PMI_CUT", "pmi_cut", "rank_slurm", "refusal",
-           "srun_command", "task_report"]
+           "hydra_mpiexec", "job_announced", "job_state", "mpi_flavour", "node_report", "PMI_CUT", "pmi_cut", "rank_slurm", "refusal",
+           "srun_command", "stuck", "task_report"]
 
 #: The ``--launcher`` choices: ``auto`` is ``srun`` inside an allocation, else ``mpiexec``.
 LAUNCHERS = ("auto", "mpiexec", "srun")
@@ -44,15 +57,19 @@ HOPELESS = ("PartitionConfig", "PartitionNodeLimit", "PartitionTimeLimit", "BadC
             "InvalidAccount", "InvalidQOS", "QOSMaxCpuPerJobLimit", "QOSMaxNodePerJobLimit",
             "AssocMaxCpuPerJobLimit", "AssocMaxNodePerJobLimit", "DependencyNeverSatisfied",
             "JobHeldAdmin")
-#: srun's words about the job it asked for: ``srun: job 12 queued and waiting for resources``.
-_JOB = re.compile(r"srun: job (\d+) (?:queued|has been allocated)")
-#: srun's words when the scheduler refuses or gives up on the allocation.
-_REFUSED = re.compile(r"srun: error: (Unable to allocate resources: .+|.*[Ii]mmediate.*|"
+#: srun's or salloc's words about the job it asked for: ``srun: job 12 queued and waiting
+#: for resources``, ``salloc: Granted job allocation 12``.
+_JOB = re.compile(r"(?:srun|salloc): (?:job (\d+) (?:queued|has been allocated)|"
+                  r"(?:Pending|Granted) job allocation (\d+))")
+#: salloc's words for what srun calls "Unable to allocate resources".
+_SALLOC_REFUSED = re.compile(r"salloc: error: Job submit/allocate failed: (.+)$")
+#: srun's (or salloc's) words when the scheduler refuses or gives up on the allocation.
+_REFUSED = re.compile(r"(?:srun|salloc): error: (Unable to allocate resources: .+|.*[Ii]mmediate.*|"
                       r"Unable to create step for job \d+: .+|"
                       r"Job request does not match any supported policy.*|"
                       r".*[Rr]equested node configuration is not available.*)$"
                       # no SLURM to talk to (no slurm.conf, no controller): srun gives up
-                      r"|srun: fatal: (.+)$")
+                      r"|(?:srun|salloc): fatal: (.+)$")
 
 
 def in_allocation(env: dict | None = None) -> bool:
@@ -98,63 +115,122 @@ def choose_launcher(name: str | None = "auto", env: dict | None = None) -> str:
     return name
 
 
-def srun_command(nranks: int, env: dict | None = None) -> list[str]:
-    """The ``srun`` command (an argument list) that starts `nranks` ranks.
+def hydra_mpiexec() -> str | None:
+    """MPICH's ``mpiexec.hydra`` next to this Python (pip's MPICH), else on ``PATH``, else None."""
+    here = os.path.join(sys.prefix, "bin", "mpiexec.hydra")
+    return here if os.access(here, os.X_OK) else shutil.which("mpiexec.hydra")
 
-    One MPI job step of `nranks` tasks (unlabelled: ``srun --label`` cuts lines longer
-    than 1 KiB in two, and the ranks' results are such lines); ``--overcommit`` because more ranks than allocated cores is allowed (the rows
-    say oversubscribed); ``--kill-on-bad-exit`` so a rank that dies ends the step.  Outside
-    an allocation the step gets its own job, named ``tuwviz``, with the site's partition,
-    account, time and options from the environment, waiting at most
+
+def mpi_flavour(env: dict | None = None) -> str:
+    """How the ranks start under SLURM: ``TUWVIZ_SLURM_MPI`` if set, else ``hydra`` where
+    MPICH's Hydra is installed (:func:`hydra_mpiexec`), else ``pmi2``.
+
+    >>> mpi_flavour({"TUWVIZ_SLURM_MPI": "pmix"})
+    'pmix'
+
+    Raises
+    ------
+    TuwvizError
+        ``hydra`` asked for, but no ``mpiexec.hydra`` is installed.
+    """
+    chosen = config.slurm_settings(env)["mpi"]
+    if chosen == "hydra" and hydra_mpiexec() is None:
+        raise TuwvizError("TUWVIZ_SLURM_MPI=hydra, but no mpiexec.hydra is installed (MPICH's "
+                          "launcher): install MPICH, or set TUWVIZ_SLURM_MPI to your srun's "
+                          "PMI plugin (srun --mpi=list shows them)")
+    return chosen or ("hydra" if hydra_mpiexec() else "pmi2")
+
+
+def srun_command(nranks: int, env: dict | None = None) -> list[str]:
+    """The command (an argument list) that starts `nranks` ranks under SLURM.
+
+    With ``srun --mpi=PLUGIN`` (:func:`mpi_flavour`): one MPI job step of `nranks` tasks
+    (unlabelled: ``srun --label`` cuts lines longer than 1 KiB in two, and the ranks'
+    results are such lines); ``--overcommit`` because more ranks than allocated cores is
+    allowed (the rows say oversubscribed); ``--kill-on-bad-exit`` so a rank that dies ends
+    the step.  Outside an allocation the step gets its own job, named ``tuwviz``, with the
+    site's partition, account, time and options from the environment, waiting at most
     ``TUWVIZ_SLURM_PENDING`` seconds for it (:func:`tuwviz.config.slurm_pending`).
+
+    With ``hydra``: ``mpiexec.hydra -bootstrap slurm -n NRANKS`` (one step of one proxy per
+    node; Hydra places the ranks as the allocation's tasks are placed and ends them all when
+    one dies).  Outside an allocation ``salloc`` asks for the job (``--ntasks=NRANKS``, one
+    CPU each: more ranks than CPUs runs inside your own ``salloc --overcommit``) and runs
+    Hydra in it.
 
     Examples
     --------
-    >>> srun_command(4, env={"SLURM_JOB_ID": "7"})
+    >>> srun_command(4, env={"SLURM_JOB_ID": "7", "TUWVIZ_SLURM_MPI": "pmi2"})
     ['srun', '--mpi=pmi2', '--ntasks=4', '--overcommit', '--kill-on-bad-exit=1']
+    >>> srun_command(4, env={"SLURM_JOB_ID": "7", "TUWVIZ_SLURM_MPI": "hydra"})[1:]
+    ['-bootstrap', 'slurm', '-n', '4']
     """
     env = os.environ if env is None else env
     site = config.slurm_settings(env)
-    cmd = ["srun", f"--mpi={site['mpi']}", f"--ntasks={nranks}", "--overcommit",
-           "--kill-on-bad-exit=1"]
+    flavour = mpi_flavour(env)
+    job = []
     if not in_allocation(env):
-        cmd += ["--job-name=tuwviz", f"--immediate={config.slurm_pending()}"]
-        cmd += [f"--{key}={site[key]}" for key in ("partition", "account", "time") if site[key]]
-        cmd += shlex.split(site["options"])
-    return cmd
+        job = ["--job-name=tuwviz", f"--immediate={config.slurm_pending()}"]
+        job += [f"--{key}={site[key]}" for key in ("partition", "account", "time") if site[key]]
+        job += shlex.split(site["options"])
+    if flavour == "hydra":
+        hydra = [hydra_mpiexec(), "-bootstrap", "slurm", "-n", str(nranks)]
+        return hydra if not job else ["salloc", f"--ntasks={nranks}", *job, *hydra]
+    return ["srun", f"--mpi={flavour}", f"--ntasks={nranks}", "--overcommit",
+            "--kill-on-bad-exit=1", *job]
+
+
+def node_report(line: str) -> tuple[str, list[int], str] | None:
+    """``(node, tasks, how)`` from srun's line about tasks that ended badly, else None.
+
+    >>> node_report("srun: error: n2: tasks 3-4: Exited with exit code 1")
+    ('n2', [3, 4], 'exited with code 1')
+    """
+    m = _TASKS.search(line.strip())
+    if not m:
+        return None
+    node, spans, how = m.groups()
+    how = how.strip()
+    code = re.match(r"Exited with exit code (\d+)", how)
+    text = f"exited with code {code.group(1)}" if code else how[:1].lower() + how[1:]
+    tasks = []
+    for span in spans.split(","):
+        lo, _, hi = span.partition("-")
+        if lo.isdigit():
+            tasks += range(int(lo), int(hi or lo) + 1)
+    return node, tasks, text
 
 
 def task_report(line: str) -> dict[int, str]:
-    """How ranks ended, from one line of srun's own output (empty if it says nothing).
+    """How ranks ended, from one line of srun's own output (empty if it says nothing),
+    where srun's tasks are the ranks (``srun --mpi=``; under Hydra they are its proxies).
 
     >>> task_report("srun: error: n2: tasks 3-4: Exited with exit code 1")
     {3: 'exited with code 1 (on node n2)', 4: 'exited with code 1 (on node n2)'}
     >>> task_report("srun: error: n1: task 0: Killed")
     {0: 'killed (on node n1)'}
     """
-    m = _TASKS.search(line.strip())
-    if not m:
+    report = node_report(line)
+    if report is None:
         return {}
-    node, spans, how = m.groups()
-    how = how.strip()
-    code = re.match(r"Exited with exit code (\d+)", how)
-    text = f"exited with code {code.group(1)}" if code else how[:1].lower() + how[1:]
-    ranks = []
-    for span in spans.split(","):
-        lo, _, hi = span.partition("-")
-        if lo.isdigit():
-            ranks += range(int(lo), int(hi or lo) + 1)
-    return {r: f"{text} (on node {node})" for r in ranks}
+    node, tasks, how = report
+    return {r: f"{how} (on node {node})" for r in tasks}
 
 
 def refusal(line: str) -> str | None:
-    """srun's reason when the scheduler refused the allocation or it stayed pending.
+    """srun's or salloc's reason when the scheduler refused the allocation or it stayed
+    pending (in srun's words).
 
     >>> refusal("srun: error: Unable to allocate resources: Invalid partition name specified")
+    'Unable to allocate resources: Invalid partition name specified'
+    >>> refusal("salloc: error: Job submit/allocate failed: Invalid partition name specified")
     'Unable to allocate resources: Invalid partition name specified'
     >>> refusal("srun: fatal: Could not establish a configuration source")
     'Could not establish a configuration source'
     """
+    m = _SALLOC_REFUSED.search(line.strip())
+    if m:
+        return f"Unable to allocate resources: {m.group(1)}"
     m = _REFUSED.search(line.strip())
     return (m.group(1) or m.group(2)) if m else None
 
@@ -166,8 +242,9 @@ PMI_CUT = (
     "SLURM's pmi2 cut a line of MPICH's address exchange (slurmstepd: 'value not properly "
     "terminated in client request'): MPICH's UCX netmod puts each node's addresses, padded "
     "with bytes that vary from run to run, through PMI in lines that can pass the 1,024 "
-    "bytes SLURM reads at once; set MPIR_CVAR_CH4_NETMOD=ofi (pip's MPICH has it), or "
-    "UCX_TLS to the transports you need, and run again (README: Clusters and SLURM)")
+    "bytes SLURM reads at once; unset TUWVIZ_SLURM_MPI (pip's MPICH then starts under "
+    "Hydra, which serves PMI itself), or set MPIR_CVAR_CH4_NETMOD=ofi, and run again "
+    "(README: Clusters and SLURM)")
 
 
 def pmi_cut(line: str) -> bool:
@@ -183,14 +260,16 @@ def pmi_cut(line: str) -> bool:
 
 
 def job_announced(line: str) -> str | None:
-    """The id of the job srun asked for, if `line` is srun's word about it (only a job
-    that had to wait is announced).
+    """The id of the job srun or salloc asked for, if `line` is its word about it (srun
+    announces only a job that had to wait).
 
     >>> job_announced("srun: job 12 queued and waiting for resources")
     '12'
+    >>> job_announced("salloc: Granted job allocation 13")
+    '13'
     """
     m = _JOB.search(line)
-    return m.group(1) if m else None
+    return (m.group(1) or m.group(2)) if m else None
 
 
 def job_state(job: str) -> tuple[str, str]:
@@ -201,6 +280,17 @@ def job_state(job: str) -> tuple[str, str]:
     except (OSError, subprocess.TimeoutExpired):
         return "", ""
     return (out[0], " ".join(out[1:])) if out else ("", "")
+
+
+def stuck(job: str, ended: bool = False) -> str | None:
+    """squeue's words (``PENDING (PartitionConfig)``) when `job` pends for a reason that
+    waiting will not mend (:data:`HOPELESS`); with `ended`, also when it has ended or
+    failed ("it ended" once it left the queue).  None while it may still start or runs."""
+    state, reason = job_state(job)
+    if reason in HOPELESS or (ended and state in ("", "FAILED", "CANCELLED", "TIMEOUT",
+                                                  "NODE_FAIL", "COMPLETED")):
+        return f"{state} ({reason})" if state else "it ended"
+    return None
 
 
 def rank_slurm(env: dict | None = None) -> dict[str, str]:
