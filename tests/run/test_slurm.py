@@ -66,16 +66,16 @@ def test_srun_reports_name_ranks_and_reasons():
         "Could not establish a configuration source")
 
 
-def test_srun_command_outside_an_allocation_carries_the_site_settings(monkeypatch):
+def test_start_command_outside_an_allocation_carries_the_site_settings(monkeypatch):
     monkeypatch.setenv("TUWVIZ_SLURM_PENDING", "7")
     env = {"TUWVIZ_SLURM_MPI": "pmix", "TUWVIZ_SLURM_PARTITION": "short",
            "TUWVIZ_SLURM_TIME": "0:10:00", "TUWVIZ_SLURM_OPTIONS": "--qos=low --exclusive"}
-    assert slurm_launcher.srun_command(3, env) == [
+    assert slurm_launcher.start_command(3, env) == [
         "srun", "--mpi=pmix", "--ntasks=3", "--overcommit", "--kill-on-bad-exit=1",
         "--job-name=tuwviz", "--immediate=7", "--partition=short", "--time=0:10:00",
         "--qos=low", "--exclusive"]
     env["SLURM_JOB_ID"] = "5"  # inside an allocation: its own settings hold
-    assert slurm_launcher.srun_command(3, env)[-1] == "--kill-on-bad-exit=1"
+    assert slurm_launcher.start_command(3, env)[-1] == "--kill-on-bad-exit=1"
 
 
 def test_hydra_under_slurm_is_the_default_with_pips_mpich(monkeypatch):
@@ -86,10 +86,10 @@ def test_hydra_under_slurm_is_the_default_with_pips_mpich(monkeypatch):
     assert hydra and hydra.startswith(sys.prefix)
     assert slurm_launcher.mpi_flavour({}) == "hydra"
     env = {"TUWVIZ_SLURM_PARTITION": "short", "TUWVIZ_SLURM_OPTIONS": "--nodes=2"}
-    assert slurm_launcher.srun_command(3, env) == [
+    assert slurm_launcher.start_command(3, env) == [
         "salloc", "--ntasks=3", "--job-name=tuwviz", "--immediate=7", "--partition=short",
         "--nodes=2", hydra, "-bootstrap", "slurm", "-n", "3"]
-    assert slurm_launcher.srun_command(3, {**env, "SLURM_JOB_ID": "5"}) == [
+    assert slurm_launcher.start_command(3, {**env, "SLURM_JOB_ID": "5"}) == [
         hydra, "-bootstrap", "slurm", "-n", "3"]
     assert slurm_launcher.job_announced("salloc: Pending job allocation 21") == "21"
     monkeypatch.setattr(sys, "prefix", "/nonexistent")

@@ -312,7 +312,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
         reaper.remove_on_exit(f.name)
         json.dump({"cases": cases}, f)
         task = f.name
-    start = slurm.srun_command(nranks, env) if srun else [*local_mpi_command(), "-n", str(nranks)]
+    start = slurm.start_command(nranks, env) if srun else [*local_mpi_command(), "-n", str(nranks)]
     cmd = [*start, sys.executable, "-m", "tuwviz.run.worker", task]
     record_launch(launcher, nranks)
     try:
@@ -325,7 +325,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     reaper.watch(proc.pid)
     hellos: dict[int, dict] = {}
     segments: list[str] = []
-    out = _Output(proxies=srun and start[0] != "srun")
+    out = _Output(proxies=srun and slurm.mpi_flavour(env) == "hydra")  # Hydra's own reports
     error = None
     done = False
     reporters: set[int] = set()  # ranks that reported an error (then abort)

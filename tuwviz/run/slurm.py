@@ -20,7 +20,7 @@ Two ways to start the ranks (:func:`mpi_flavour`, setting ``TUWVIZ_SLURM_MPI``):
     SLURM's PMI (a site's module MPI).
 
 The driver side of the run is :func:`tuwviz.run.launch.run_mpiexec`'s; this module holds
-what differs: the command (:func:`srun_command`), how SLURM reports how a task ended
+what differs: the command (:func:`start_command`), how SLURM reports how a task ended
 or why the scheduler refused a job (:func:`task_report`, :func:`refusal`), how a run's job
 step is ended (:func:`cancel`), and what a rank reports of its job (:func:`rank_slurm`).
 
@@ -42,9 +42,9 @@ import sys
 from .. import config
 from ..errors import TuwvizError
 
-__all__ = ["HOPELESS", "LAUNCHERS", "cancel", "choose_launcher", "in_allocation",
-           "hydra_mpiexec", "job_announced", "job_state", "mpi_flavour", "node_report", "PMI_CUT", "pmi_cut", "rank_slurm", "refusal",
-           "srun_command", "stuck", "task_report"]
+__all__ = ["HOPELESS", "LAUNCHERS", "PMI_CUT", "cancel", "choose_launcher", "hydra_mpiexec",
+           "in_allocation", "job_announced", "job_state", "mpi_flavour", "node_report",
+           "pmi_cut", "rank_slurm", "refusal", "start_command", "stuck", "task_report"]
 
 #: The ``--launcher`` choices: ``auto`` is ``srun`` inside an allocation, else ``mpiexec``.
 LAUNCHERS = ("auto", "mpiexec", "srun")
@@ -134,14 +134,18 @@ def mpi_flavour(env: dict | None = None) -> str:
         ``hydra`` asked for, but no ``mpiexec.hydra`` is installed.
     """
     chosen = config.slurm_settings(env)["mpi"]
-    if chosen == "hydra" and hydra_mpiexec() is None:
+    if chosen and chosen != "hydra":
+        return chosen
+    if hydra_mpiexec() is not None:
+        return "hydra"
+    if chosen:
         raise TuwvizError("TUWVIZ_SLURM_MPI=hydra, but no mpiexec.hydra is installed (MPICH's "
                           "launcher): install MPICH, or set TUWVIZ_SLURM_MPI to your srun's "
                           "PMI plugin (srun --mpi=list shows them)")
-    return chosen or ("hydra" if hydra_mpiexec() else "pmi2")
+    return "pmi2"
 
 
-def srun_command(nranks: int, env: dict | None = None) -> list[str]:
+def start_command(nranks: int, env: dict | None = None) -> list[str]:
     """The command (an argument list) that starts `nranks` ranks under SLURM.
 
     With ``srun --mpi=PLUGIN`` (:func:`mpi_flavour`): one MPI job step of `nranks` tasks
@@ -160,9 +164,9 @@ def srun_command(nranks: int, env: dict | None = None) -> list[str]:
 
     Examples
     --------
-    >>> srun_command(4, env={"SLURM_JOB_ID": "7", "TUWVIZ_SLURM_MPI": "pmi2"})
+    >>> start_command(4, env={"SLURM_JOB_ID": "7", "TUWVIZ_SLURM_MPI": "pmi2"})
     ['srun', '--mpi=pmi2', '--ntasks=4', '--overcommit', '--kill-on-bad-exit=1']
-    >>> srun_command(4, env={"SLURM_JOB_ID": "7", "TUWVIZ_SLURM_MPI": "hydra"})[1:]
+    >>> start_command(4, env={"SLURM_JOB_ID": "7", "TUWVIZ_SLURM_MPI": "hydra"})[1:]
     ['-bootstrap', 'slurm', '-n', '4']
     """
     env = os.environ if env is None else env
