@@ -289,7 +289,7 @@ def test_node_dies_mid_run(slurm, tmp_path, watched):
     says which node it was, so the error says where each rank ran."""
     out = tmp_path / "rows.csv"
     cmd = [sys.executable, "-m", "tuwviz.cli", "bench", "gatherv", "--np", "4",
-           "--b", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", "--reps", "200", "--rounds", "1",
+           "--b", ",".join(map(str, range(1, 49))), "--reps", "200", "--rounds", "1",
            "--no-progress", "--out", str(out)]
     if watched:
         cmd, env = ["salloc", "--nodes=2", "--ntasks=4", "--overcommit", *cmd], slurm.env
@@ -306,7 +306,7 @@ def test_node_dies_mid_run(slurm, tmp_path, watched):
             if out.exists() and len(out.read_text().splitlines()) >= 2:
                 break
             assert proc.poll() is None, proc.communicate()
-            time.sleep(0.5)
+            time.sleep(0.1)
         slurm.kill_node("n2")
         stdout, stderr = proc.communicate(timeout=hang_guard(300))
     finally:
@@ -314,7 +314,7 @@ def test_node_dies_mid_run(slurm, tmp_path, watched):
             proc.kill()
             proc.wait()
     try:
-        assert proc.returncode != 0
+        assert proc.returncode != 0, f"the run ended before n2 died:\n{stdout}{stderr}"
         error = [l for l in stderr.splitlines() if l.startswith("error: ")]
         assert error, stderr
         if watched:  # block placement: ranks 2 and 3 ran on n2
@@ -530,5 +530,5 @@ def _kill_when_rows(slurm, out, node: str) -> None:
     for _ in range(int(hang_guard(1200))):
         if out.exists() and len(out.read_text().splitlines()) >= 2:
             break
-        time.sleep(0.25)
+        time.sleep(0.1)
     slurm.kill_node(node)

@@ -169,16 +169,23 @@ class Slurm:
         """The node dies: its slurmd, slurmstepds and job processes, at once (SIGKILL).
 
         Both nodes share this host, so what runs on the node is found by its environment:
-        ``TUWVIZ_TEST_NODE`` (slurmd and its slurmstepds), ``SLURMD_NODENAME`` (tasks)."""
+        ``TUWVIZ_TEST_NODE`` (slurmd and its slurmstepds), ``SLURMD_NODENAME`` (tasks).
+        Every node's tasks are held (SIGSTOP) while it dies and go on after (SIGCONT): a
+        real node dies in an instant, and a run must not finish while this one is found."""
+        held = [pid for node in NODES
+                for pid in _pids_with_env(b"SLURMD_NODENAME=" + node.encode())]
+        _signal(held, signal.SIGSTOP)
+        try:
+            self._kill_node(name)
+        finally:
+            _signal(held, signal.SIGCONT)
+
+    def _kill_node(self, name: str) -> None:
         proc = self.procs[f"slurmd-{name}"]
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        for pid in (_pids_with_env(b"TUWVIZ_TEST_NODE=" + name.encode())
-                    + _pids_with_env(b"SLURMD_NODENAME=" + name.encode())):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        _signal(_pids_with_env(b"TUWVIZ_TEST_NODE=" + name.encode())
+                + _pids_with_env(b"SLURMD_NODENAME=" + name.encode()), signal.SIGKILL)
 
     def revive_node(self, name: str) -> None:
         """Start the node's slurmd again and wait until the node is idle."""
@@ -203,11 +210,16 @@ class Slurm:
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
         # slurmstepd runs jobs in sessions of their own: whatever is left of them
-        for pid in _pids_with_env(b"SLURM_CONF=" + str(self.conf).encode()):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        _signal(_pids_with_env(b"SLURM_CONF=" + str(self.conf).encode()), signal.SIGKILL)
+
+
+def _signal(pids: list[int], sig: signal.Signals) -> None:
+    """Send `sig` to each of `pids` that still exists."""
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
 
 
 def _pids_with_env(entry: bytes) -> list[int]:
