@@ -93,3 +93,36 @@ def test_ranks_that_ended_well_are_told_from_others_before_they_are_reaped():
         for proc in [*procs.values(), running]:
             proc.wait()
     assert _ranks_exited([procs[0].pid])  # reaped: gone, its launcher reports how it ended
+
+
+def test_a_job_ended_before_its_ranks_report_leaves_no_shared_memory():
+    # Ctrl-C while the ranks are still in MPI_Init: they have made MPICH's /dev/shm
+    # segment (megabytes) but not reported it; ending the job removes it all the same
+    import glob
+    import subprocess
+    import sys
+    import time
+
+    from support import hang_guard
+    from tuwviz.run import reaper
+
+    before = set(glob.glob("/dev/shm/mpich_shm_*"))
+    began = time.time()
+    script = "from mpi4py import MPI; import time; MPI.COMM_WORLD.Barrier(); time.sleep(600)"
+    proc = subprocess.Popen([*launch.local_mpi_command(), "-n", "3", sys.executable, "-c", script],
+                            env={**os.environ, **launch.loopback_env(), **launch.mpi_env(3)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        for _ in range(int(hang_guard(120) / 0.1)):  # until the ranks map their segment
+            made = reaper.tree_segments(proc.pid)
+            if made:
+                break
+            assert proc.poll() is None, "the job ended by itself"
+            time.sleep(0.1)
+        assert made and not set(made) & before
+        launch._end_job(proc, [], began)  # no rank reported a segment
+        proc.wait(timeout=hang_guard(30))
+        assert not [s for s in made if os.path.exists(s)], made
+    finally:
+        launch._kill(proc)

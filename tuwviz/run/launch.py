@@ -315,6 +315,7 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     start = slurm.start_command(nranks, env) if srun else [*local_mpi_command(), "-n", str(nranks)]
     cmd = [*start, sys.executable, "-m", "tuwviz.run.worker", task]
     record_launch(launcher, nranks)
+    began = time.time()
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                                 start_new_session=True)  # bytes: read with os.read below
@@ -460,9 +461,8 @@ def _run_once(nranks, cases, on_result, on_start, heavy_yield, stall_limit, extr
     finally:
         if srun:  # killing srun would leave the ranks on other nodes running
             _cancel_step(proc, hellos, out.slurm_job)
-        _kill(proc)
+        _end_job(proc, segments, began)
         reaper.forget(proc.pid)
-        reaper.release_segments(segments)  # left by MPICH when a rank died or aborted
         watch.close()
         os.unlink(task)
         reaper.keep(task)
@@ -774,6 +774,23 @@ def _cancel_step(proc: subprocess.Popen, hellos: dict[int, dict], job: str | Non
         slurm.cancel(first["slurm_job"], first.get("slurm_step"))
     elif first.get("slurm_job") or job:  # the job srun asked for: all of it
         slurm.cancel(first.get("slurm_job") or job)
+
+
+def _end_job(proc: subprocess.Popen, segments: list[str], began: float) -> None:
+    """Kill the job (:func:`_kill`) and remove the MPICH segments it leaves in /dev/shm.
+
+    `segments` are the ones its ranks reported; MPICH leaves them when a rank died or
+    aborted.  A job ended before its ranks reported (Ctrl-C while they were in MPI_Init)
+    made segments all the same: the ones its processes map when it is killed, and any
+    made since `began` (``time.time()`` at its start) that no live process maps.
+    """
+    found = set(segments)
+    if proc.poll() is None:
+        found.update(reaper.tree_segments(proc.pid))
+    _kill(proc)
+    if not segments:
+        found.update(reaper.unmapped_segments(since=began))
+    reaper.release_segments(sorted(found))
 
 
 def _kill(proc: subprocess.Popen) -> None:
