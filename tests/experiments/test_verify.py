@@ -73,6 +73,31 @@ def test_cli_verify_passes_for_every_algorithm_and_every_p_up_to_17(cli, collect
     _check_cli_sweep(cli, range(1, 18), (0, 1, 17), None, [collective], types=types)
 
 
+# Issue 69: the zero-size call's count vectors had 32 entries, so from p = 33 up the
+# library (and the kernels) read whatever followed them: MPICH refused 'Negative count' at
+# the first Gatherv.  Above every former fixed size, on one group and on two; the group of
+# one reads the other group's 40 entries (with 32 it failed; 33 happened to pass).
+@pytest.mark.parametrize("where", [
+    ("--np", "33"),
+    ("--groups", "1,40"),
+    pytest.param(("--np", "48"), marks=pytest.mark.full),
+    pytest.param(("--groups", "40,1", "24,24"), marks=pytest.mark.full),
+], ids=" ".join)
+def test_the_zero_size_calls_pass_above_32_processes(cli, where):
+    inter = where[0] == "--groups"
+    types = ["null"] if inter else list(NULL_PAIRS)
+    r = cli("verify", *where, "--types", ",".join(types), "--json", timeout=hang_guard(600))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    out = json.loads(r.stdout)
+    assert out["ok"] and out["complete"] and not out["failures"], r.stdout[-3000:]
+    # every algorithm of every collective made its zero-size calls, and passed them all
+    sweep = (dict(groups=list(where[1:])) if inter else dict(ps=[int(where[1])]))
+    expected = Counter(_row(c) for c in verify_cases(types=types, **sweep))
+    assert set(expected) == {(row.collective, row.name) for row in load_table()
+                             if row.serves("inter" if inter else "intra")}
+    assert {(s["collective"], s["algorithm"]): s["passed"] for s in out["summary"]} == expected
+
+
 def test_the_default_sweep_crosses_every_datatype_pair_with_data():
     cases = verify_cases(None, None, SAMPLED_PS, bs=SAMPLED_BS)
     for row in (r for r in load_table() if r.serves("intra")):

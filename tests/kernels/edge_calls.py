@@ -34,7 +34,7 @@ from mpi4py import MPI
 
 from tuwviz import kernels
 from tuwviz.collectives import collective
-from tuwviz.run.typepairs import REDUCTIONS, null_args
+from tuwviz.run.typepairs import REDUCTIONS, null_args, vector_length
 from tuwviz.run.worker import quiet_barrier as wait_asleep
 
 IN_PLACE = ctypes.c_void_p(-1)  # MPICH's MPI_IN_PLACE (checked at load time by tuwviz)
@@ -83,7 +83,8 @@ def run_zero(world, lib, first: int) -> tuple[int, list[dict]]:
                             continue
                         if sub.rank == 0:
                             print("START " + name, flush=True)
-                        rc = fn(*null_args(row.collective, place, comm.rank, root, t, sum_), c)
+                        rc = fn(*null_args(row.collective, place, comm.rank, root, t, sum_,
+                                           vector_length(comm)), c)
                         calls += sub.rank == 0
                         rcs = sub.gather(rc, root=0)  # over both groups
                         if sub.rank == 0 and any(rcs):

@@ -175,6 +175,19 @@ def test_verify_inside_salloc(slurm):
 
 
 @full
+def test_the_zero_size_calls_at_33_under_srun(slurm):
+    """Issue 69 where users verify at scale: the null pairs of every collective at p = 33,
+    ranks started by srun on both nodes (the count vectors once had 32 entries)."""
+    before = len(_launches())
+    r = _tuwviz(slurm, "verify", "--launcher", "srun", "--np", "33",
+                "--types", "null,null-in-place", inside="--nodes=2 --ntasks=33 --overcommit")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert re.search(r"\d+ cases: all cases match the MPI library", r.stdout), r.stdout[-2000:]
+    assert "srun 33" in _launches()[before:]
+    _nothing_left(slurm)
+
+
+@full
 def test_srun_pmi2_on_one_node(slurm):
     """TUWVIZ_SLURM_MPI=pmi2: srun starts every rank as a task with SLURM's PMI (for MPIs
     built against it); pip's MPICH works so on one node (not across nodes: README)."""

@@ -86,6 +86,17 @@ def test_intergroup_kernels_match_smpi_at_64_plus_64():
     assert {r["distribution"] for r in report.results} >= {"regular", "qiaok"}
 
 
+def test_more_group_shapes_than_the_driver_keeps_inter_communicators_for():
+    # issue 69's sweep for fixed sizes: the driver cached an inter-communicator per group
+    # shape (p, q) for up to 64 shapes while smpi_c/intercomm.c holds 16, so from the 17th
+    # shape of one run on every case failed as a "deadlock"; now all ranks free them together
+    shapes = [(p, q) for n in range(2, 8) for p in range(1, n) for q in [n - p]][:20]
+    report = verify(["allgatherv"], ["native", "root_gathering"], groups=shapes, bs=[1],
+                    dists=["regular"], backend=smpi_backend(PLATFORM, stall_limit=hang_guard(300)))
+    assert report.ok, report.table()
+    assert {(r["p"], r["q"]) for r in report.results} == set(shapes)
+
+
 def test_blocks_of_the_other_group_in_the_wrong_order_are_found(tmp_path, monkeypatch):
     _workspace(tmp_path, monkeypatch, {
         # each group's root receives the other group's blocks in reverse rank order

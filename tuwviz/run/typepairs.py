@@ -70,7 +70,7 @@ from . import watch
 from ..errors import KernelError
 
 __all__ = ["PAIRS", "NULL_PAIRS", "COLLECTIVES", "REDUCTIONS", "pairs_for", "check_pairs",
-           "null_args", "run_pair"]
+           "null_args", "vector_length", "run_pair"]
 
 #: Every datatype pair, "same" first (the plain case with the problem's own datatype).
 PAIRS = ("same", "root-contig", "root-vector", "root-resized", "own-mixed", "in-place", "null",
@@ -204,20 +204,26 @@ def _call_reduction(fn, coll: str, comm, root: int, units: list[int], seed: int)
     return rc, [("its receive buffer", bytes(buf[:count * 4]), None)]
 
 
-def null_args(coll: str, in_place: bool, rank: int, root: int, t: int, op: int) -> tuple:
+def null_args(coll: str, in_place: bool, rank: int, root: int, t: int, op: int,
+              n: int) -> tuple:
     """The arguments of a zero-size call of `coll` by `rank` (the MPI-standard signature
-    without the communicator): every count 0, every buffer NULL, count vectors (32 zeros)
-    NULL where only the root reads them; with `in_place` MPI_IN_PLACE where MPI allows it
-    (at the root of a rooted collective, at every process otherwise), with the count -1
-    and the datatype MPI_DATATYPE_NULL that MPI then ignores.  `t`, `op`: C handles of
-    the datatype and operator.
+    without the communicator): every count 0, every buffer NULL, count vectors (`n` zeros,
+    `n` the entries MPI reads: :func:`vector_length`) NULL where only the root reads them;
+    with `in_place` MPI_IN_PLACE where MPI allows it (at the root of a rooted collective,
+    at every process otherwise), with the count -1 and the datatype MPI_DATATYPE_NULL that
+    MPI then ignores.  `t`, `op`: C handles of the datatype and operator.
 
-    >>> null_args("allreduce", False, 1, 0, 7, 9)
+    >>> null_args("allreduce", False, 1, 0, 7, 9, 4)
     (None, None, 0, 7, 9)
-    >>> null_args("gatherv", False, 1, 0, 7, 9)
+    >>> null_args("gatherv", False, 1, 0, 7, 9, 4)
     (None, 0, 7, None, None, None, 7, 0)
+    >>> counts = null_args("allgatherv", False, 1, 0, 7, 9, 48)[4]
+    >>> len(counts), sum(counts)
+    (48, 0)
     """
-    z = (ctypes.c_int * 32)()
+    if n < 1:
+        raise ValueError(f"a count vector has one entry per process: n={n} is not positive")
+    z = (ctypes.c_int * n)()
     zr = z if rank == root else None
     rooted = collective(coll).rooted
     place = in_place and (rank == root or not rooted)
@@ -255,8 +261,15 @@ def _call_null(fn, coll: str, comm, pair: str, root: int):
 
     t = MPI.INT if coll in REDUCTIONS else MPI.BYTE
     args = null_args(coll, pair == "null-in-place", comm.rank, root, kernels.comm_handle(t),
-                     kernels.comm_handle(MPI.SUM))
+                     kernels.comm_handle(MPI.SUM), vector_length(comm))
     return fn(*args, kernels.comm_handle(comm)), []
+
+
+def vector_length(comm) -> int:
+    """How many entries MPI reads from a count or displacement vector of a collective on
+    `comm` (an mpi4py communicator): one per process of the group whose blocks it counts,
+    the communicator's size, or on an inter-communicator the other group's size."""
+    return comm.Get_remote_size() if comm.Is_inter() else comm.Get_size()
 
 
 def _call(fn, coll: str, comm, pair: str, root: int, units: list[int], seed: int):

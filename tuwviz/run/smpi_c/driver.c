@@ -533,42 +533,57 @@ static struct {
 } comms[MAX_COMMS];
 static int ncomms;
 
+/* The inter-communicators of the cases' group shapes (p, size), one entry per shape on
+ * every rank (MPI_COMM_NULL outside the shape's ranks): every rank reads every case, so all
+ * keep the same entries and, when TUW_SMPI_MAX_INTER shapes are there, free them together.
+ * (A cache of more entries than intercomm.c can hold failed every case from the 17th shape
+ * on as a deadlock.) */
 static struct {
     int p, size;
     MPI_Comm inter;
-} inters[MAX_COMMS];
+} inters[TUW_SMPI_MAX_INTER];
 static int ninters;
+
+static void free_inters(void)
+{
+    for (int k = 0; k < ninters; k++)
+        if (inters[k].inter != MPI_COMM_NULL)
+            MPI_Comm_free(&inters[k].inter);
+    ninters = 0;
+}
 
 static void free_comms(void)
 {
-    for (int k = 0; k < ninters; k++)
-        MPI_Comm_free(&inters[k].inter);
-    ninters = 0;
+    free_inters();
     for (int k = 0; k < ncomms; k++)
         if (comms[k].comm != MPI_COMM_NULL)
             MPI_Comm_free(&comms[k].comm);
     ncomms = 0;
 }
 
-/* Two groups on `both` (a case's communicator): A its first p ranks, B the rest; made once
- * per (p, q) like case_comm's.  An inter-communicator of intercomm.c (SMPI has none). */
-static MPI_Comm case_intercomm(int p, MPI_Comm both)
+/* Two groups on `both` (a case's communicator of `size` ranks, MPI_COMM_NULL outside it): A
+ * its first p ranks, B the rest; made once per (p, size) like case_comm's, called by every
+ * rank.  An inter-communicator of intercomm.c (SMPI has none). */
+static MPI_Comm case_intercomm(int p, int size, MPI_Comm both)
 {
-    int size, rank;
-    MPI_Comm_size(both, &size);
-    MPI_Comm_rank(both, &rank);
     for (int k = 0; k < ninters; k++)
         if (inters[k].p == p && inters[k].size == size)
             return inters[k].inter;
+    if (ninters == TUW_SMPI_MAX_INTER)
+        free_inters();
     MPI_Comm local, inter = MPI_COMM_NULL;
-    if (ninters == MAX_COMMS || MPI_Comm_split(both, rank < p, rank, &local) != MPI_SUCCESS)
-        return MPI_COMM_NULL;
-    if (tuw_smpi_intercomm(local, both, p, &inter) == MPI_SUCCESS) {
-        inters[ninters].p = p;
-        inters[ninters].size = size;
-        inters[ninters++].inter = inter;
+    if (both != MPI_COMM_NULL) {
+        int rank;
+        MPI_Comm_rank(both, &rank);
+        if (MPI_Comm_split(both, rank < p, rank, &local) == MPI_SUCCESS) {
+            if (tuw_smpi_intercomm(local, both, p, &inter) != MPI_SUCCESS)
+                inter = MPI_COMM_NULL;
+            MPI_Comm_free(&local);
+        }
     }
-    MPI_Comm_free(&local);
+    inters[ninters].p = p;
+    inters[ninters].size = size;
+    inters[ninters++].inter = inter;
     return inter;
 }
 
@@ -638,8 +653,8 @@ int main(int argc, char **argv)
             break;
         }
         MPI_Comm comm = case_comm(c.p + c.q, rank), kcomm = comm;
-        if (comm != MPI_COMM_NULL && c.q)
-            kcomm = case_intercomm(c.p, comm);
+        if (c.q)
+            kcomm = case_intercomm(c.p, c.p + c.q, comm);
         if (comm != MPI_COMM_NULL) {
             int failed = c.mode == MODE_VERIFY ? run_verify(i, &c, fill, comm, kcomm)
                                                : run_measure(i, &c, fill, comm, kcomm);

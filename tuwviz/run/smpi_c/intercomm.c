@@ -56,16 +56,18 @@ typedef struct {
     int remote_offset, remote_size, high_first;
 } emulated;
 
-enum { MAX_INTER = 16, MAX_PENDING = 4096 };
-static emulated inters[MAX_INTER];
+static emulated inters[TUW_SMPI_MAX_INTER];
 static int ninters;
 
-/* receives posted on an emulated inter-communicator, whose status needs shifting back */
-static struct {
+/* receives posted on an emulated inter-communicator, whose status needs shifting back: as
+ * many as a kernel has outstanding (a linear algorithm posts one per process of the other
+ * group), so the list grows rather than having a size some p would pass */
+typedef struct {
     MPI_Request req;
     int offset;
-} pending[MAX_PENDING];
-static int npending;
+} posted;
+static posted *pending;
+static int npending, pending_room;
 
 static emulated *find(MPI_Comm comm)
 {
@@ -79,7 +81,7 @@ int tuw_smpi_intercomm(MPI_Comm local, MPI_Comm both, int a_size, MPI_Comm *out)
 {
     int rank, size, rc;
     MPI_Group all, remote;
-    if (ninters == MAX_INTER)
+    if (ninters == TUW_SMPI_MAX_INTER)
         return MPI_ERR_INTERN;
     MPI_Comm_rank(both, &rank);
     MPI_Comm_size(both, &size);
@@ -123,12 +125,19 @@ static void unshift(int offset, MPI_Status *st)
         st->MPI_SOURCE -= offset;
 }
 
-static void remember(MPI_Request req, int offset)
+static int remember(MPI_Request req, int offset)
 {
-    if (npending < MAX_PENDING) {
-        pending[npending].req = req;
-        pending[npending++].offset = offset;
+    if (npending == pending_room) {
+        int room = pending_room ? 2 * pending_room : 64;
+        posted *more = realloc(pending, sizeof *more * (size_t)room);
+        if (!more)
+            return MPI_ERR_NO_MEM;
+        pending = more;
+        pending_room = room;
     }
+    pending[npending].req = req;
+    pending[npending++].offset = offset;
+    return MPI_SUCCESS;
 }
 
 /* The offset of a receive posted on an emulated inter-communicator (forgotten), or -1. */
@@ -176,9 +185,7 @@ int tuw_smpi_irecv(void *buf, int count, MPI_Datatype t, int source, int tag, MP
     if (!e)
         return MPI_Irecv(buf, count, t, source, tag, comm, req);
     int rc = MPI_Irecv(buf, count, t, shift(e, source), tag, e->both, req);
-    if (rc == MPI_SUCCESS)
-        remember(*req, e->remote_offset);
-    return rc;
+    return rc == MPI_SUCCESS ? remember(*req, e->remote_offset) : rc;
 }
 
 int tuw_smpi_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,

@@ -66,7 +66,10 @@ static inline int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
     return MPI_SUCCESS;
 }
 
-/* intercomm.c: inter-communicators built from two intra-communicators */
+/* intercomm.c: inter-communicators built from two intra-communicators, at most
+ * TUW_SMPI_MAX_INTER alive at once in a process (the driver keeps fewer: one per group
+ * shape of its cache, freed together when that is full) */
+#define TUW_SMPI_MAX_INTER 16
 int tuw_smpi_intercomm(MPI_Comm local, MPI_Comm both, int a_size, MPI_Comm *out);
 int tuw_smpi_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm);
 int tuw_smpi_recv(void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm,
