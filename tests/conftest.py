@@ -152,7 +152,7 @@ def browser():
 
 
 @pytest.fixture(scope="session")
-def lab(tmp_path_factory):
+def lab(tmp_path_factory, request):
     """A JupyterLab server (tests/support/lab.py) on a copy of ``notebooks/``, one for the session
     (a test shuts down the kernels it started: ``lab.shutdown_kernels()``).
     Every process it starts carries the environment variable ``TUWVIZ_TEST_NOTEBOOK`` set
@@ -165,7 +165,12 @@ def lab(tmp_path_factory):
     shutil.copytree(REPO / "notebooks", root / "notebooks",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "results"))
     marker = uuid.uuid4().hex
-    server = LabServer(root, tmp_path_factory.mktemp("lab-home"), env={"TUWVIZ_TEST_NOTEBOOK": marker})
+    from support import notebook_scale
+    from tuwviz.config import NOTEBOOK_SCALE
+
+    server = LabServer(root, tmp_path_factory.mktemp("lab-home"),
+                       env={"TUWVIZ_TEST_NOTEBOOK": marker,
+                            NOTEBOOK_SCALE: notebook_scale(request.config)})
     server.marker = marker
     yield server
     server.stop()

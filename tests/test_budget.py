@@ -90,3 +90,50 @@ def test_a_module_launching_beyond_the_budget_fails_the_run_and_is_named(tmp_pat
     counts = [ln.split() for ln in r.stdout.splitlines() if ln.strip().startswith(
         ("launches ", "ranks "))]
     assert [c[:4] for c in counts] == [["launches", "3", "of", "3"], ["ranks", "6", "of", "100"]]
+
+
+def _notebook_cell(name: str, needle: str) -> str:
+    """The source of the code cell of notebook `name` that contains `needle`, as stored."""
+    import nbformat
+
+    nb = nbformat.read(REPO / "notebooks" / name, as_version=4)
+    (cell,) = [c.source for c in nb.cells if c.cell_type == "code" and needle in c.source]
+    return cell
+
+
+def _cell_session(tmp_path, source: str, limit: int) -> subprocess.CompletedProcess:
+    """A pytest session held to ``quick simwork LIMIT`` whose one test runs `source`, the
+    way the quick tier runs the notebooks (TUWVIZ_NOTEBOOK_SCALE=quick)."""
+    (tmp_path / "conftest.py").write_text("pytest_plugins = ['support.budget']\n")
+    (tmp_path / "test_notebook_cell.py").write_text(
+        f"SOURCE = {source!r}\n\ndef test_the_cell():\n    exec(SOURCE, {{}})\n")
+    budget = tmp_path / "budget.txt"
+    budget.write_text(f"quick simwork {limit} the notebook's simulated cell at its quick scale\n")
+    log = tmp_path / "launches.log"
+    log.unlink(missing_ok=True)
+    env = {**os.environ, "TUWVIZ_LAUNCH_LOG": str(log), "TUWVIZ_TEST_BUDGET": str(budget),
+           "TUWVIZ_NOTEBOOK_SCALE": "quick",
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO / "tests"), str(REPO)])}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                           "-o", "addopts=", "-m", "not full", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=hang_guard(600))
+
+
+def test_a_notebook_simulating_more_in_the_quick_tier_fails_the_budget(tmp_path):
+    # notebook 04's paper-scale section, as stored: 3 algorithms on 64 simulated ranks
+    # (quick), 1,152 at the paper's scale; the budget counts simulated ranks x cases
+    source = _notebook_cell("04_circulant_allgather_guidelines.ipynb", "on_platform(")
+    r = _cell_session(tmp_path, source, 3 * 64)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    (line,) = [ln.split() for ln in r.stdout.splitlines() if ln.strip().startswith("simwork ")]
+    assert line[:4] == ["simwork", "192", "of", "192"], r.stdout[-2000:]
+
+    raised = source.replace("quick=64", "quick=128")
+    assert raised != source, "the notebook's quick scale is no longer quick=64"
+    r = _cell_session(tmp_path, raised, 3 * 64)
+    assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "1 passed" in r.stdout  # the cell ran; the budget failed the run
+    assert ("simwork: 384 in the quick tier, over its budget of 192 (the notebook's simulated "
+            "cell at its quick scale); most from test_notebook_cell.py (384)") in r.stdout, \
+        r.stdout[-3000:]

@@ -17,6 +17,7 @@ variable                       what it sets                                   re
 ``TUWVIZ_MAX_BUFFER_BYTES``    largest receive buffer per rank (1 GiB)        :func:`max_buffer_bytes`
 ``TUWVIZ_MAX_MODEL_MESSAGES``  most messages a model schedule may have (5e6)  :func:`max_model_messages`
 ``TUWVIZ_ASSIGNMENT_QUICK``    ``1``: an assignment's small settings          :func:`assignment_quick`
+``TUWVIZ_NOTEBOOK_SCALE``      ``quick``: the notebooks' small simulations    :func:`at_scale`
 ``TUWVIZ_LAUNCH_LOG``          a file each MPI launch is counted in           :func:`launch_log`
 ``TUWVIZ_WATCH``               the driver's watch socket (set for the ranks)  :func:`watch_address`
 ``TUWVIZ_SLURM_MPI``           ``hydra`` or an ``srun --mpi=`` PMI flavour    :func:`slurm_settings`
@@ -57,7 +58,10 @@ __all__ = [
     "PROFILES",
     "WATCH",
     "WORKSPACE",
+    "NOTEBOOK_SCALE",
     "assignment_quick",
+    "at_scale",
+    "notebook_scale",
     "build_dir",
     "cache_dir",
     "kernels_dir",
@@ -85,6 +89,7 @@ KERNELS_DIR = _ROOT / "kernels_c"
 KERNELS = "TUWVIZ_KERNELS"
 WORKSPACE = "TUWVIZ_WORKSPACE"
 ASSIGNMENT_QUICK = "TUWVIZ_ASSIGNMENT_QUICK"
+NOTEBOOK_SCALE = "TUWVIZ_NOTEBOOK_SCALE"
 LAUNCH_LOG = "TUWVIZ_LAUNCH_LOG"
 WATCH = "TUWVIZ_WATCH"
 PROFILES = "TUWVIZ_PROFILES"
@@ -170,6 +175,35 @@ def max_model_messages() -> int:
 def assignment_quick() -> bool:
     """True while ``TUWVIZ_ASSIGNMENT_QUICK=1``: assignments use their small settings."""
     return _text(ASSIGNMENT_QUICK) == "1"
+
+
+def notebook_scale() -> str:
+    """``"paper"`` (the default: the papers' sizes) or ``"quick"`` (``TUWVIZ_NOTEBOOK_SCALE``:
+    the notebooks' sections at the paper's scale run small, as the quick test tier does)."""
+    value = _text(NOTEBOOK_SCALE) or "paper"
+    if value not in ("paper", "quick"):
+        raise ValueError(f"{NOTEBOOK_SCALE}={value} is neither 'paper' nor 'quick'")
+    return value
+
+
+def at_scale(paper, quick, what: str = "p"):
+    """`paper`, the paper's size of `what`, unless :func:`notebook_scale` is ``"quick"``:
+    then `quick`, and a line saying so is printed, so that no output passes a quick run's
+    number for the paper's.
+
+    >>> import os
+    >>> at_scale(1152, 64)
+    1152
+    >>> os.environ["TUWVIZ_NOTEBOOK_SCALE"] = "quick"
+    >>> at_scale(1152, 64)
+    quick scale (TUWVIZ_NOTEBOOK_SCALE=quick): p = 64, not the paper's 1152
+    64
+    >>> del os.environ["TUWVIZ_NOTEBOOK_SCALE"]
+    """
+    if notebook_scale() == "paper":
+        return paper
+    print(f"quick scale ({NOTEBOOK_SCALE}=quick): {what} = {quick}, not the paper's {paper}")
+    return quick
 
 
 def launch_log() -> str:

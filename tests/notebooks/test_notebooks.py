@@ -28,9 +28,10 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from support import REPO, full_tier, hang_guard, open_bokeh_page
+from support import REPO, full_tier, hang_guard, notebook_scale, open_bokeh_page
 from support.lab import run_and_check_page
 from support.leaks import marked_processes
+from tuwviz.config import NOTEBOOK_SCALE
 from tuwviz.run.launch import record_launch
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
@@ -97,8 +98,9 @@ def _figures(nb) -> int:
 
 
 @pytest.fixture
-def notebook_env(monkeypatch, tmp_path):
-    """Environment for the kernel: tuwviz importable, MPI from this venv, a unique marker."""
+def notebook_env(monkeypatch, tmp_path, request):
+    """Environment for the kernel: tuwviz importable, MPI from this venv, a unique marker,
+    the notebooks' simulations at the quick scale in the quick tier (the paper's in the full)."""
     def prepend(var: str, path: Path) -> None:
         monkeypatch.setenv(var, os.pathsep.join(filter(None, [str(path), os.environ.get(var)])))
 
@@ -109,6 +111,7 @@ def notebook_env(monkeypatch, tmp_path):
             monkeypatch.setenv(var, str(tmp_path / "home" / var.lower()))
     marker = uuid.uuid4().hex
     monkeypatch.setenv(MARKER_VAR, marker)
+    monkeypatch.setenv(NOTEBOOK_SCALE, notebook_scale(request.config))
     return marker
 
 
@@ -185,6 +188,11 @@ def test_notebook_runs(path, tmp_path, request):
     assert not left, f"{path.name} left processes behind:\n" + "\n".join(left)
     if "LocalCluster" in "".join(c.source for c in nb.cells if c.cell_type == "code"):
         assert sampler.seen, "no engines were seen while the notebook ran: is the check blind?"
+
+    # a section at the paper's scale says when it ran smaller (the quick tier), never else
+    if "at_scale(" in "".join(c.source for c in nb.cells if c.cell_type == "code"):
+        said = "quick scale (TUWVIZ_NOTEBOOK_SCALE=quick)" in text
+        assert said == (notebook_scale(request.config) == "quick"), path.name
 
     if path.name == START:
         assert _figures(nb) == 2, "Figures 1 and 2 are not in the outputs"

@@ -17,8 +17,8 @@ from .budget import full_tier
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "MPI_ERR_ARG", "MPI_PROCESS_MARKERS", "MPI_SUCCESS",
            "REPO", "SAMPLED_BS", "SAMPLED_PS", "TIMEOUT_SCALE", "as_from_a_terminal",
-           "full_tier", "hang_guard", "mpi_processes", "open_bokeh_page", "run_cli", "run_mpi_script",
-           "sampled_roots"]
+           "full_tier", "hang_guard", "mpi_processes", "notebook_scale", "open_bokeh_page",
+           "run_cli", "run_mpi_script", "sampled_roots"]
 
 #: The repository: tests/support/ is two levels down.
 REPO = Path(__file__).resolve().parents[2]
@@ -36,6 +36,12 @@ def as_from_a_terminal() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def notebook_scale(config) -> str:
+    """``TUWVIZ_NOTEBOOK_SCALE`` for the notebooks this run executes: ``quick`` in the quick
+    tier (their paper-scale simulations run small and say so), ``paper`` in the full one."""
+    return "paper" if full_tier(config) else "quick"
 
 
 def hang_guard(seconds: float) -> float:

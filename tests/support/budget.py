@@ -12,6 +12,7 @@ launches  ``mpiexec n``, ``srun n`` and ``cluster n``: MPI jobs and ipyparallel 
 ranks     the ``n`` of those: ranks started
 verify    ``verify n``: cases run by tuwviz verify (the grader's too)
 simulations ``smpi n``: SimGrid SMPI runs (all ranks simulated in one process)
+simwork   ``smpi-work n``: their size, every simulated case's ranks summed
 notebooks ``notebook 1``: notebook executions, headless or in JupyterLab
 pages     ``page 1``: browser pages opened (headless Chromium)
 ========= ==========================================================================
@@ -48,6 +49,7 @@ COUNTS = {
     "ranks": (("mpiexec", "srun", "cluster"), "ranks started, summed over the launches"),
     "verify": (("verify",), "verify cases run (tuwviz verify and the grader)"),
     "simulations": (("smpi",), "SimGrid SMPI runs (simulated ranks in one process)"),
+    "simwork": (("smpi-work",), "simulated ranks x cases: each SMPI case counts its ranks"),
     "notebooks": (("notebook",), "notebook executions, headless or in JupyterLab"),
     "pages": (("page",), "browser pages opened"),
 }
@@ -212,11 +214,11 @@ def pytest_sessionfinish(session, exitstatus):
 def _write(tr, table: list[dict], key: str) -> None:
     total = sum(t["seconds"] for t in table) or 1.0
     tr.write_line(f"{key:<36} {'tests':>5} {'seconds':>8} {'share':>6} {'launch':>6} "
-                  f"{'ranks':>6} {'verify':>7} {'nb':>3} {'pages':>5}")
+                  f"{'ranks':>6} {'verify':>7} {'simwork':>8} {'nb':>3} {'pages':>5}")
     for t in table:
         tr.write_line(f"{t[key]:<36} {t['tests']:>5} {t['seconds']:>8.1f} "
                       f"{100 * t['seconds'] / total:>5.1f}% {t['launches']:>6} {t['ranks']:>6} "
-                      f"{t['verify']:>7} {t['notebooks']:>3} {t['pages']:>5}")
+                      f"{t['verify']:>7} {t['simwork']:>8} {t['notebooks']:>3} {t['pages']:>5}")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

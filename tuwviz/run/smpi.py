@@ -55,7 +55,7 @@ from .runner import summarize
 
 __all__ = ["DEFAULT_SELECTOR", "SELECTORS", "SimGridNotFoundError", "SmpiBackend", "build_driver",
            "find_simgrid", "placement", "run_smpi", "setters_source", "simgrid_version",
-           "smpi_backend", "task_text"]
+           "simulated_work", "smpi_backend", "task_text"]
 
 #: SMPI's collective selectors: whose algorithms its MPI collectives use.
 SELECTORS = ("mpich", "ompi", "mvapich2", "impi")
@@ -142,6 +142,18 @@ def _c_values(name: str, value) -> list[str]:
     if prm.type == "float":
         return [repr(float(value))]
     return [str(int(value))]
+
+
+def simulated_work(cases: list[dict]) -> int:
+    """The size of a simulation: every case's simulated ranks (``p + q``), summed.  What a
+    run costs in wall time grows with it (SMPI runs every rank's calls in one process); the
+    test suite's budget counts it.
+
+    >>> from tuwviz.problems import make_problem
+    >>> simulated_work([{"problem": make_problem("allreduce", 1152, b=1).to_dict()}] * 3)
+    3456
+    """
+    return sum(Problem.from_dict(c["problem"]).size for c in cases)
 
 
 def task_text(cases: list[dict]) -> str:
@@ -359,6 +371,7 @@ def run_smpi(nranks: int, cases: list[dict], on_result: Callable | None = None, 
                "--log=root.thres:warning",
                "--log=ker_engine.thres:info", str(tmp / "task")]
         record_launch("smpi", nranks)
+        record_launch("smpi-work", simulated_work(cases))  # the test budget's size of it
         library = (f"{simgrid_version()} SMPI, {selector} selector, {plat.network_model} network"
                    + (f", {plat.overhead * 1e6:g} us per message" if plat.overhead else ""))
         return _follow(cmd, cases, on_result, on_start, stall_limit, plat, library,
