@@ -123,7 +123,8 @@ def _cell_session(tmp_path, source: str, limit: int) -> subprocess.CompletedProc
 def test_a_notebook_simulating_more_in_the_quick_tier_fails_the_budget(tmp_path):
     # notebook 04's paper-scale section, as stored: 3 algorithms on 64 simulated ranks
     # (quick), 1,152 at the paper's scale; the budget counts simulated ranks x cases
-    source = _notebook_cell("04_circulant_allgather_guidelines.ipynb", "on_platform(")
+    source = ("from tuwviz.config import at_scale\n"  # the notebook imports it at the top
+              + _notebook_cell("04_circulant_allgather_guidelines.ipynb", "on_platform("))
     r = _cell_session(tmp_path, source, 3 * 64)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     (line,) = [ln.split() for ln in r.stdout.splitlines() if ln.strip().startswith("simwork ")]

@@ -17,7 +17,7 @@ variable                       what it sets                                   re
 ``TUWVIZ_MAX_BUFFER_BYTES``    largest receive buffer per rank (1 GiB)        :func:`max_buffer_bytes`
 ``TUWVIZ_MAX_MODEL_MESSAGES``  most messages a model schedule may have (5e6)  :func:`max_model_messages`
 ``TUWVIZ_ASSIGNMENT_QUICK``    ``1``: an assignment's small settings          :func:`assignment_quick`
-``TUWVIZ_NOTEBOOK_SCALE``      ``quick``: the notebooks' small simulations    :func:`at_scale`
+``TUWVIZ_NOTEBOOK_SCALE``      ``quick``: the notebooks' small settings       :func:`at_scale`
 ``TUWVIZ_LAUNCH_LOG``          a file each MPI launch is counted in           :func:`launch_log`
 ``TUWVIZ_WATCH``               the driver's watch socket (set for the ranks)  :func:`watch_address`
 ``TUWVIZ_SLURM_MPI``           ``hydra`` or an ``srun --mpi=`` PMI flavour    :func:`slurm_settings`
@@ -178,31 +178,32 @@ def assignment_quick() -> bool:
 
 
 def notebook_scale() -> str:
-    """``"paper"`` (the default: the papers' sizes) or ``"quick"`` (``TUWVIZ_NOTEBOOK_SCALE``:
-    the notebooks' sections at the paper's scale run small, as the quick test tier does)."""
-    value = _text(NOTEBOOK_SCALE) or "paper"
-    if value not in ("paper", "quick"):
-        raise ValueError(f"{NOTEBOOK_SCALE}={value} is neither 'paper' nor 'quick'")
+    """``"full"`` (the default: the notebooks' own sizes, the papers' in their sections at
+    the paper's scale) or ``"quick"`` (``TUWVIZ_NOTEBOOK_SCALE=quick``: small, as the quick
+    test tier runs them)."""
+    value = _text(NOTEBOOK_SCALE) or "full"
+    if value not in ("full", "quick"):
+        raise ValueError(f"{NOTEBOOK_SCALE}={value} is neither 'full' nor 'quick'")
     return value
 
 
-def at_scale(paper, quick, what: str = "p"):
-    """`paper`, the paper's size of `what`, unless :func:`notebook_scale` is ``"quick"``:
+def at_scale(full, quick, what: str = "p"):
+    """`full`, a notebook's size of `what`, unless :func:`notebook_scale` is ``"quick"``:
     then `quick`, and a line saying so is printed, so that no output passes a quick run's
-    number for the paper's.
+    number for the full one.
 
     >>> import os
-    >>> at_scale(1152, 64)
+    >>> at_scale(1152, quick=64)
     1152
     >>> os.environ["TUWVIZ_NOTEBOOK_SCALE"] = "quick"
-    >>> at_scale(1152, 64)
-    quick scale (TUWVIZ_NOTEBOOK_SCALE=quick): p = 64, not the paper's 1152
+    >>> at_scale(1152, quick=64)
+    quick scale (TUWVIZ_NOTEBOOK_SCALE=quick): p = 64 instead of 1152
     64
     >>> del os.environ["TUWVIZ_NOTEBOOK_SCALE"]
     """
-    if notebook_scale() == "paper":
-        return paper
-    print(f"quick scale ({NOTEBOOK_SCALE}=quick): {what} = {quick}, not the paper's {paper}")
+    if notebook_scale() == "full":
+        return full
+    print(f"quick scale ({NOTEBOOK_SCALE}=quick): {what} = {quick} instead of {full}")
     return quick
 
 

@@ -118,11 +118,17 @@ def check_reduce_tree(p, root, trees):
     assert deepest == list(range(q)), (p, root)
 
 
-def test_subtrees_are_consecutive_virtual_ranks_for_every_p_up_to_300():
+#: The quick tier's p: every p up to 64, then around powers of two up to the full tier's 300.
+SUBTREE_PS = [*range(1, 65), 95, 127, 128, 129, 191, 255, 256, 257, 299, 300]
+
+
+@pytest.mark.parametrize("ps", [SUBTREE_PS, pytest.param(range(1, 301), marks=pytest.mark.full)],
+                         ids=["sampled", "every-p-up-to-300"])
+def test_subtrees_are_consecutive_virtual_ranks(ps):
     """Section III-F: the tree Gather and Scatter use.  Every subtree is virtual ranks
     v .. v + size - 1 with the children's subtrees one after another in round order, so a
     gather appends and a scatter cuts without reordering; sizes by depth-first count."""
-    for p in range(1, 301):
+    for p in ps:
         for root in sorted({0, 1 % p, p - 1}):
             trees = reduce_trees(p, root)
             size = {}

@@ -167,18 +167,20 @@ def test_the_model_gives_the_allgatherv_headline_bound():
 # ---------------------------------------------------------------- saved, reused, failed
 
 def test_findings_are_saved_reused_and_rerun_when_their_data_change(tmp_path):
+    # the claims are cheap ones (the mechanism is the same for every claim)
     out = tmp_path / "r"
-    reproduce("allgatherv", "quick", out, progress=False, only=["eq1_rounds", "eq2_block_size"])
-    saved = out / "allgatherv" / "findings" / "eq2_block_size.json"
+    reproduce("allgatherv", "quick", out, progress=False, only=["eq1_rounds", "smp_reranking"])
+    saved = out / "allgatherv" / "findings" / "smp_reranking.json"
     first = json.loads(saved.read_text())
     mtime = saved.stat().st_mtime_ns
-    rep = reproduce("allgatherv", "quick", out, progress=False, only=["eq2_block_size"])
+    rep = reproduce("allgatherv", "quick", out, progress=False, only=["smp_reranking"])
     assert saved.stat().st_mtime_ns == mtime  # reused, not run again
-    assert rep.verdict("allgatherv", "eq2_block_size") == first["finding"]["verdict"]
+    assert rep.verdict("allgatherv", "smp_reranking") == first["finding"]["verdict"]
     other = _copy_data(tmp_path, "allgatherv",
-                       lambda t: t.replace('source = "Section 2.4, Eq. (2)"',
-                                           'source = "Section 2.4, Eq. (2), checked"'))
-    reproduce("allgatherv", "quick", out, progress=False, only=["eq2_block_size"],
+                       lambda t: t.replace('source = "Section 2.2, Figure 1"',
+                                           'source = "Section 2.2, Figure 1, checked"'))
+    assert "Figure 1, checked" in open(other).read()
+    reproduce("allgatherv", "quick", out, progress=False, only=["smp_reranking"],
               data={"allgatherv": other})
     assert saved.stat().st_mtime_ns != mtime  # its claim's data changed: run again
     rows = (out / "summary.csv").read_text().splitlines()
@@ -188,10 +190,10 @@ def test_findings_are_saved_reused_and_rerun_when_their_data_change(tmp_path):
 def test_a_failing_claim_is_reported_and_the_others_kept(tmp_path, cli):
     broken = _copy_data(tmp_path, "allgatherv", lambda t: t.replace("spread_rounds = 9\n", ""))
     rep = reproduce("allgatherv", "quick", tmp_path / "r", progress=False,
-                    only=["eq1_rounds", "eq2_block_size"], data={"allgatherv": broken})
+                    only=["eq1_rounds", "smp_reranking"], data={"allgatherv": broken})
     assert rep.failed == ["allgatherv/eq1_rounds"]
     assert rep.verdict("allgatherv", "eq1_rounds") == "failed"
-    assert rep.verdict("allgatherv", "eq2_block_size") == REPRODUCED
+    assert rep.verdict("allgatherv", "smp_reranking") == REPRODUCED
     html = rep.report.read_text()
     assert "KeyError" in html and "spread_rounds" in html
     summary = (tmp_path / "r" / "summary.csv").read_text()

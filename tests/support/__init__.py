@@ -40,8 +40,8 @@ def as_from_a_terminal() -> None:
 
 def notebook_scale(config) -> str:
     """``TUWVIZ_NOTEBOOK_SCALE`` for the notebooks this run executes: ``quick`` in the quick
-    tier (their paper-scale simulations run small and say so), ``paper`` in the full one."""
-    return "paper" if full_tier(config) else "quick"
+    tier (their simulations and measurements run small and say so), ``full`` in the full one."""
+    return "full" if full_tier(config) else "quick"
 
 
 def hang_guard(seconds: float) -> float:
