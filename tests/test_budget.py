@@ -56,24 +56,33 @@ def test_over_budget_names_the_count_and_the_module_adding_most(tmp_path):
     assert over_budget(rows, [line], "full") == []  # the line is the quick tier's
 
 
-def _session(tmp_path, limit: int) -> subprocess.CompletedProcess:
+def _budgeted_session(tmp_path, files: dict[str, str], budget: str,
+                      env: dict | None = None) -> subprocess.CompletedProcess:
+    """A real pytest session with the budget plugin over `files` (name -> text) in
+    `tmp_path`, held to the budget file text `budget`, its own launch log."""
     (tmp_path / "conftest.py").write_text("pytest_plugins = ['support.budget']\n")
-    (tmp_path / "launching.py").write_text(LAUNCHING)
-    (tmp_path / "test_many.py").write_text(
-        "from launching import launch\n\ndef test_two():\n    launch()\n    launch()\n")
-    (tmp_path / "test_one.py").write_text(
-        "from launching import launch\n\ndef test_one():\n    launch()\n")
-    budget = tmp_path / "budget.txt"
-    budget.write_text(f"quick launches {limit} the limit this test sets\n"
-                      "quick ranks 100 far more than it needs\n")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "budget.txt").write_text(budget)
     log = tmp_path / "launches.log"
     log.unlink(missing_ok=True)
-    env = {**os.environ, "TUWVIZ_LAUNCH_LOG": str(log), "TUWVIZ_TEST_BUDGET": str(budget),
+    env = {**os.environ, **(env or {}), "TUWVIZ_LAUNCH_LOG": str(log),
+           "TUWVIZ_TEST_BUDGET": str(tmp_path / "budget.txt"),
            "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO / "tests"), str(REPO)])}
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                            "-o", "addopts=", "-m", "not full", str(tmp_path)],
                           capture_output=True, text=True, cwd=tmp_path, env=env,
                           timeout=hang_guard(600))
+
+
+def _session(tmp_path, limit: int) -> subprocess.CompletedProcess:
+    return _budgeted_session(tmp_path, {
+        "launching.py": LAUNCHING,
+        "test_many.py": "from launching import launch\n\ndef test_two():\n    launch()\n"
+                        "    launch()\n",
+        "test_one.py": "from launching import launch\n\ndef test_one():\n    launch()\n"},
+        f"quick launches {limit} the limit this test sets\n"
+        "quick ranks 100 far more than it needs\n")
 
 
 def test_a_module_launching_beyond_the_budget_fails_the_run_and_is_named(tmp_path):
@@ -102,22 +111,13 @@ def _notebook_cell(name: str, needle: str) -> str:
 
 
 def _cell_session(tmp_path, source: str, limit: int) -> subprocess.CompletedProcess:
-    """A pytest session held to ``quick simwork LIMIT`` whose one test runs `source`, the
-    way the quick tier runs the notebooks (TUWVIZ_NOTEBOOK_SCALE=quick)."""
-    (tmp_path / "conftest.py").write_text("pytest_plugins = ['support.budget']\n")
-    (tmp_path / "test_notebook_cell.py").write_text(
-        f"SOURCE = {source!r}\n\ndef test_the_cell():\n    exec(SOURCE, {{}})\n")
-    budget = tmp_path / "budget.txt"
-    budget.write_text(f"quick simwork {limit} the notebook's simulated cell at its quick scale\n")
-    log = tmp_path / "launches.log"
-    log.unlink(missing_ok=True)
-    env = {**os.environ, "TUWVIZ_LAUNCH_LOG": str(log), "TUWVIZ_TEST_BUDGET": str(budget),
-           "TUWVIZ_NOTEBOOK_SCALE": "quick",
-           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO / "tests"), str(REPO)])}
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-                           "-o", "addopts=", "-m", "not full", str(tmp_path)],
-                          capture_output=True, text=True, cwd=tmp_path, env=env,
-                          timeout=hang_guard(600))
+    """A session held to ``quick simwork LIMIT`` whose one test runs `source`, the way the
+    quick tier runs the notebooks (TUWVIZ_NOTEBOOK_SCALE=quick)."""
+    return _budgeted_session(
+        tmp_path, {"test_notebook_cell.py": f"SOURCE = {source!r}\n\n"
+                                            "def test_the_cell():\n    exec(SOURCE, {})\n"},
+        f"quick simwork {limit} the notebook's simulated cell at its quick scale\n",
+        env={"TUWVIZ_NOTEBOOK_SCALE": "quick"})
 
 
 def test_a_notebook_simulating_more_in_the_quick_tier_fails_the_budget(tmp_path):
