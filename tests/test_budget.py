@@ -44,15 +44,17 @@ def test_a_malformed_budget_line_is_named(tmp_path):
         read_budget(path)
 
 
-def test_over_budget_names_the_count_and_the_module_adding_most(tmp_path):
-    rows = [{"module": "a.py", "launches": 3}, {"module": "b.py", "launches": 5},
-            {"module": "a.py", "launches": 1}]
+def test_over_budget_names_the_count_the_module_and_the_test_adding_most(tmp_path):
+    rows = [{"module": "a.py", "nodeid": "a.py::t1", "launches": 3},
+            {"module": "b.py", "nodeid": "b.py::t1", "launches": 2},
+            {"module": "b.py", "nodeid": "b.py::t2", "launches": 2},
+            {"module": "b.py", "nodeid": "b.py::t3", "launches": 1}]
     path = tmp_path / "budget.txt"
-    path.write_text("quick launches 8 eight is plenty\nfull launches 9 more\n")
+    path.write_text("quick launches 7 seven is plenty\nfull launches 9 more\n")
     (line,) = [b for b in read_budget(path) if b.tier == "quick"]
     assert over_budget(rows, [line], "quick") == [
-        "launches: 9 in the quick tier, over its budget of 8 (eight is plenty); "
-        "most from b.py (5)"]
+        "launches: 8 in the quick tier, over its budget of 7 (seven is plenty); "
+        "most from b.py (5), the test adding most a.py::t1 (3)"]
     assert over_budget(rows, [line], "full") == []  # the line is the quick tier's
 
 
@@ -90,7 +92,8 @@ def test_a_module_launching_beyond_the_budget_fails_the_run_and_is_named(tmp_pat
     assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-2000:]
     assert "2 passed" in r.stdout  # every test passed: the budget failed the run
     assert ("launches: 3 in the quick tier, over its budget of 2 (the limit this test sets); "
-            "most from test_many.py (2)") in r.stdout, r.stdout[-3000:]
+            "most from test_many.py (2), the test adding most test_many.py::test_two (2)") \
+        in r.stdout, r.stdout[-3000:]
     assert "OVER THE TEST BUDGET" in r.stdout
 
     r = _session(tmp_path, 3)  # the same run within its budget passes, counts printed
@@ -136,5 +139,6 @@ def test_a_notebook_simulating_more_in_the_quick_tier_fails_the_budget(tmp_path)
     assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-2000:]
     assert "1 passed" in r.stdout  # the cell ran; the budget failed the run
     assert ("simwork: 384 in the quick tier, over its budget of 192 (the notebook's simulated "
-            "cell at its quick scale); most from test_notebook_cell.py (384)") in r.stdout, \
+            "cell at its quick scale); most from test_notebook_cell.py (384), the test adding "
+            "most test_notebook_cell.py::test_the_cell (384)") in r.stdout, \
         r.stdout[-3000:]

@@ -26,8 +26,8 @@ tables, the slowest first, and writes every test's row to ``build/test-times.csv
 reported, never asserted.  The counts are not noisy: ``tests/budget.txt`` (or the file
 named by ``TUWVIZ_TEST_BUDGET``) gives, per tier (``quick``: `make test`, ``full``: `make
 test-full`), a limit for each count with its reason.  A run over a limit fails, naming the
-count and the module that added the most to it.  Raising a limit is a deliberate edit of
-that file, with its reason.
+count, and the module and the test that added the most to it.  Raising a limit is a
+deliberate edit of that file, with its reason.
 """
 from __future__ import annotations
 
@@ -175,8 +175,8 @@ def read_budget(path: Path) -> list[BudgetLine]:
 
 
 def over_budget(test_rows: list[dict], budget: list[BudgetLine], run_tier: str) -> list[str]:
-    """One message per count of `run_tier` over its limit, naming the module that added
-    the most to it; empty when every count is within the budget."""
+    """One message per count of `run_tier` over its limit, naming the module and the test
+    that added the most to it; empty when every count is within the budget."""
     out = []
     for line in (b for b in budget if b.tier == run_tier):
         total = sum(r[line.count] for r in test_rows)
@@ -186,8 +186,11 @@ def over_budget(test_rows: list[dict], budget: list[BudgetLine], run_tier: str) 
         for r in test_rows:
             per_module[r["module"]] += r[line.count]
         top = max(per_module, key=per_module.get)
+        test = max(test_rows, key=lambda r: r[line.count])
         out.append(f"{line.count}: {total:,} in the {run_tier} tier, over its budget of "
-                   f"{line.limit:,} ({line.reason}); most from {top} ({per_module[top]:,})")
+                   f"{line.limit:,} ({line.reason}); most from {top} ({per_module[top]:,}), "
+                   f"the test adding most {test.get('nodeid', test['module'])} "
+                   f"({test[line.count]:,})")
     return out
 
 
