@@ -191,7 +191,7 @@ def test_notebook_runs(path, tmp_path, request):
 
     # a section at the paper's scale says when it ran smaller (the quick tier), never else
     if "at_scale(" in "".join(c.source for c in nb.cells if c.cell_type == "code"):
-        said = "quick scale (TUWVIZ_NOTEBOOK_SCALE=quick)" in text
+        said = f"quick scale ({NOTEBOOK_SCALE}=quick)" in text
         assert said == (notebook_scale(request.config) == "quick"), path.name
 
     if path.name == START:

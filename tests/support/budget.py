@@ -189,7 +189,7 @@ def over_budget(test_rows: list[dict], budget: list[BudgetLine], run_tier: str) 
         test = max(test_rows, key=lambda r: r[line.count])
         out.append(f"{line.count}: {total:,} in the {run_tier} tier, over its budget of "
                    f"{line.limit:,} ({line.reason}); most from {top} ({per_module[top]:,}), "
-                   f"the test adding most {test.get('nodeid', test['module'])} "
+                   f"the test adding most {test['nodeid']} "
                    f"({test[line.count]:,})")
     return out
 
