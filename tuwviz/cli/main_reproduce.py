@@ -23,8 +23,10 @@ def configure_parser(sub) -> argparse.ArgumentParser:
                     "paper's own published numbers (kept in the package, cited): the paper's "
                     "value, its formulas evaluated, the alpha-beta model, SimGrid's SMPI on "
                     "the paper's platform and this machine where it can measure, each "
-                    "labelled, and a verdict per claim (reproduced, reproduced in shape, "
-                    "differs, not reproducible here) with its reason. Writes OUT/report.html "
+                    "labelled, and a verdict per claim with its reason: reproduced, "
+                    "reproduced in shape, differs, not reproducible here, or derivation "
+                    "checked (the paper's own formulas evaluated: counted apart); the report "
+                    "says what each means. Writes OUT/report.html "
                     "(offline), OUT/summary.csv and OUT/values.csv; each finished claim is "
                     "saved at once (OUT/PAPER/findings/), so an interrupted run keeps its "
                     "work and a rerun reuses it (--fresh: run everything again).",

@@ -20,24 +20,25 @@ Examples
 """
 from __future__ import annotations
 
-import hashlib
-import inspect
 import os
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .._version import __version__
+from ..config import KERNELS_DIR
 from ..errors import TuwvizError
+from ..run.smpi import simgrid_version
 from .claims import VERDICTS, Claim, Finding
 from .page import render
-from .papers import MODULES, _common
+from .papers import MODULES
 from .published import PAPERS, Published, published
-from .store import Store, outcome
+from .store import Store, outcome, source_digest
 
 __all__ = ["PAPERS", "SCALES", "Context", "Reproduction", "available", "claims_of",
-           "reproduce"]
+           "reproduce", "source_state"]
 
 #: The scales, with what they mean.
 SCALES = {"quick": "smaller p and fewer repetitions for SMPI and this machine (minutes)",
@@ -132,20 +133,35 @@ def claims_of(paper: str, data: Published | None = None) -> list[Claim]:
                           f"{', '.join(available())}")
     data = data or published(paper)
     mod = MODULES[paper]
-    fns = {name[len("claim_"):]: fn for name, fn in vars(mod).items()
-           if name.startswith("claim_") and callable(fn)}
-    ids = data.claims()
-    if set(ids) != set(fns):
+    # the module's own functions only (imported helpers such as judge_range are not claims)
+    fns = {kind: {name[len(kind) + 1:]: fn for name, fn in vars(mod).items()
+                  if name.startswith(kind + "_") and callable(fn)
+                  and getattr(fn, "__module__", None) == mod.__name__}
+           for kind in ("claim", "measure", "judge")}
+    unpaired = set(fns["measure"]) ^ set(fns["judge"])
+    if unpaired:
+        raise TuwvizError(f"{mod.__name__}: measure_ and judge_ come in pairs; alone: "
+                          f"{sorted(unpaired)}")
+    ids, have = data.claims(), set(fns["claim"]) | set(fns["measure"])
+    if set(ids) != have:
         raise TuwvizError(f"{data.path.name} and {mod.__name__} disagree: claims without a "
-                          f"function: {sorted(set(ids) - set(fns))}; functions without a "
-                          f"claim: {sorted(set(fns) - set(ids))}")
-    return [Claim(paper, cid, fns[cid]) for cid in ids]
+                          f"function: {sorted(set(ids) - have)}; functions without a "
+                          f"claim: {sorted(have - set(ids))}")
+    return [Claim(paper, cid, fns["measure"][cid], fns["judge"][cid]) if cid in fns["judge"]
+            else Claim(paper, cid, fns["claim"][cid]) for cid in ids]
 
 
-def _code_hash(paper: str) -> str:
-    """A hash of the code that checks `paper`'s claims: its module and the shared helpers."""
-    src = inspect.getsource(MODULES[paper]) + inspect.getsource(_common)
-    return hashlib.sha256(src.encode()).hexdigest()[:16]
+def source_state() -> dict[str, str]:
+    """What every finding runs through besides its published data: a digest of the
+    package's sources (the judging code, the model, the platforms, ``problems.py``) and
+    ``kernels_c/``, SimGrid's version and tuwviz's.  A saved finding is reused only while
+    all of it is unchanged."""
+    try:
+        simgrid = simgrid_version()
+    except (TuwvizError, OSError, subprocess.SubprocessError):
+        simgrid = "not installed"
+    return {"sources": source_digest([Path(__file__).resolve().parent.parent, KERNELS_DIR]),
+            "simgrid": simgrid, "tuwviz": __version__}
 
 
 def reproduce(papers: str | list[str] = "all", scale: str = "quick",
@@ -198,35 +214,35 @@ def reproduce(papers: str | list[str] = "all", scale: str = "quick",
     store = Store(out)
     total = sum(len(cl) for _, cl in plan)
     results, interrupted, done = [], False, 0
+    state = source_state()
     for pub, cl in plan:
         ctx = Context(pub, scale, store, progress)
-        code = _code_hash(pub.key)
         for c in cl:
             entry = pub.claim(c.id)
             r = {"paper": pub.key, "paper_title": pub.title, "claim": c.id,
                  "title": entry.get("title", c.id), "source": entry.get("source", ""),
-                 "quote": entry.get("quote", ""), "scale": scale, "finding": None,
+                 "quote": entry.get("quote", ""), "judge": entry.get("judge", {}),
+                 "scale": scale, "finding": None,
                  "wall_s": 0.0, "status": "not run"}
             results.append(r)
             if interrupted:
                 r["error"] = "the run was interrupted before this claim"
                 continue
             done += 1
-            key = {"scale": scale, "data": pub.digest(c.id), "code": code,
-                   "tuwviz": __version__}
+            key = {"scale": scale, "data": pub.digest(c.id)} | state
             found = store.load(pub.key, c.id, key) if reuse else None
             if found is not None:
-                r.update(finding=found[0], wall_s=found[1])
+                r.update(finding=found[0], wall_s=found[1], made=found[2], reused=True)
                 ctx.say(f"[{done}/{total}] {pub.key}/{c.id}: {found[0].verdict} (reused)")
                 continue
             t0 = time.monotonic()
             try:
                 ctx.say(f"[{done}/{total}] {pub.key}/{c.id} ...")
-                finding = c.run(ctx)
+                finding, evidence = c.run(ctx)
                 if not isinstance(finding, Finding):
                     raise TypeError(f"{c.id} returned {type(finding).__name__}, not a Finding")
                 wall = time.monotonic() - t0
-                store.save(pub.key, c.id, key, finding, wall)
+                r["made"] = store.save(pub.key, c.id, key, finding, wall, evidence)
             except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep what is done, report it
                 interrupted = True
                 r["error"] = "interrupted while running"
@@ -242,7 +258,7 @@ def reproduce(papers: str | list[str] = "all", scale: str = "quick",
     report = store.root / "report.html"
     missing = [p for p in PAPERS if p not in MODULES]
     note = (f"Not covered yet: {', '.join(missing)}." if papers == "all" and missing else "")
-    report.write_text(render(results, scale, note), encoding="utf-8")
+    report.write_text(render(results, scale, note, state), encoding="utf-8")
     rep = Reproduction(results, report, summary, values, scale, interrupted)
     if interrupted:
         raise KeyboardInterrupt(f"finished claims are saved; their report: {report}")

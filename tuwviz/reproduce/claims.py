@@ -6,17 +6,18 @@ claim's function computes a :class:`Finding`: values from each source that can s
 (the paper, a closed formula, the model, SimGrid's SMPI on the paper's platform, a run on
 this machine), each labelled, and one verdict with its reason in a sentence.
 
+A claim is checked in two steps kept apart: its ``measure_<id>`` function runs what can
+speak to it (formula, model, SMPI, this machine) and returns *evidence*, a JSON-able dict
+of numbers; its ``judge_<id>`` function turns evidence and the paper's data entry into the
+finding.  Judges run nothing, so a test can hand one the evidence it would get if the paper
+were wrong and see the verdict change (``tests/reproduce/test_can_fail.py``).  A claim not
+split yet has one ``claim_<id>`` function doing both.
+
 Verdicts
 --------
-``reproduced``
-    our number agrees with the paper's within the stated tolerance (or falls in its range);
-``reproduced in shape``
-    the same direction, order or trend, but not the published magnitude (e.g. absolute
-    times of a 2017 machine);
-``differs``
-    our number contradicts the claim; the reason says why;
-``not reproducible here``
-    nothing here can answer it; the reason says what is missing.
+The verdicts and what they mean are :data:`MEANINGS` (the report prints them).  What
+"shape" means for a claim, and its tolerances, are in the claim's ``[claims.ID.judge]``
+table of the data file, each with a sentence of why.
 
 Examples
 --------
@@ -36,8 +37,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 __all__ = [
+    "DERIVED",
     "DIFFERS",
     "IN_SHAPE",
+    "MEANINGS",
     "NOT_HERE",
     "REPRODUCED",
     "SOURCES",
@@ -47,14 +50,33 @@ __all__ = [
     "Value",
     "judge_factor",
     "judge_range",
+    "rule",
 ]
 
 REPRODUCED = "reproduced"
 IN_SHAPE = "reproduced in shape"
 DIFFERS = "differs"
 NOT_HERE = "not reproducible here"
-#: The verdicts, best first (the report's summary counts them in this order).
-VERDICTS = (REPRODUCED, IN_SHAPE, DIFFERS, NOT_HERE)
+DERIVED = "derivation checked"
+#: The verdicts (the report's summary counts them in this order; derivations apart).
+VERDICTS = (REPRODUCED, IN_SHAPE, DIFFERS, NOT_HERE, DERIVED)
+
+#: What each verdict means, once (the report and ``--help`` print these).
+MEANINGS = {
+    REPRODUCED: "a source here that could have disagreed (the model's schedules, SMPI, a run "
+                "on this machine, a listing's code) agrees with the paper's number within "
+                "the tolerance the claim's data states, or every part of the stated "
+                "ordering, trend or bound holds",
+    IN_SHAPE: "the claim's shape, as its data names it (an ordering, a trend, a crossing, a "
+              "minimum factor), holds, but the magnitude is outside the tolerance",
+    DIFFERS: "our numbers contradict the claim (its magnitude and its shape); the reason "
+             "says where",
+    NOT_HERE: "no source here can answer the claim; the reason says what is missing",
+    DERIVED: "the statement follows from the paper's own formulas, from inputs inferred "
+             "from its results, or from the model's own algebra under a stated assumption, "
+             "and evaluating them gives the paper's numbers or shape: this checks the "
+             "arithmetic, not the claim, so it is counted apart",
+}
 
 #: Where a value comes from, as the report labels it.
 SOURCES = {
@@ -135,14 +157,25 @@ class Finding:
 
 @dataclass(frozen=True)
 class Claim:
-    """A claim of a paper: its id (a key of the data file's ``[claims]``) and its function.
+    """A claim of a paper: its id (a key of the data file's ``[claims]``), its ``measure``
+    (a :class:`tuwviz.reproduce.Context` to evidence, a JSON-able dict) and its ``judge``
+    (evidence and the claim's data entry to a :class:`Finding`).
 
-    The function takes a :class:`tuwviz.reproduce.Context` and returns a :class:`Finding`.
+    A claim not split yet has ``judge`` None and ``measure`` its ``claim_<id>`` function,
+    which returns the finding itself.
     """
 
     paper: str
     id: str
-    run: Callable = field(compare=False, repr=False)
+    measure: Callable = field(compare=False, repr=False)
+    judge: Callable | None = field(default=None, compare=False, repr=False)
+
+    def run(self, ctx) -> tuple[Finding, dict | None]:
+        """The finding, and the evidence it was judged on (None for a claim not split)."""
+        if self.judge is None:
+            return self.measure(ctx), None
+        evidence = self.measure(ctx)
+        return self.judge(evidence, ctx.claim(self.id)), evidence
 
 
 def judge_factor(ours: float, paper: float, rel: float = 0.15) -> str:
@@ -177,3 +210,21 @@ def judge_range(ours: float, low: float | None, high: float | None) -> str:
     if (ours - 1) * (side - 1) > 0:
         return IN_SHAPE
     return DIFFERS
+
+
+def rule(entry: dict, name: str):
+    """A tolerance, threshold or size from the claim's ``[claims.ID.judge]`` table (each
+    stated there with a sentence of why).
+
+    >>> rule({"judge": {"rel": 0.05, "why": "..."}}, "rel")
+    0.05
+
+    Raises
+    ------
+    KeyError
+        Naming the claim and the missing key.
+    """
+    try:
+        return entry["judge"][name]
+    except KeyError:
+        raise KeyError(f"claim {entry.get('title', '?')!r}: its data has no judge.{name}") from None

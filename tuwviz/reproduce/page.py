@@ -20,13 +20,13 @@ from __future__ import annotations
 import html as _html
 from collections import Counter
 
-from .claims import SOURCES, VERDICTS
+from .claims import MEANINGS, SOURCES, VERDICTS
 from .store import outcome
 
 __all__ = ["figure", "render"]
 
 _COLOURS = {"reproduced": "#1a7f37", "reproduced in shape": "#2f6f9f", "differs": "#b35900",
-            "not reproducible here": "#666666"}
+            "not reproducible here": "#666666", "derivation checked": "#7b3294"}
 _LINE = {"paper": "#000000", "formula": "#7b3294", "model": "#1f77b4", "smpi": "#d62728",
          "measured": "#2ca02c"}
 _STYLE = """
@@ -73,9 +73,11 @@ def figure(spec: dict):
     return fig
 
 
-def render(results: list[dict], scale: str, note: str = "") -> str:
+def render(results: list[dict], scale: str, note: str = "", state: dict | None = None) -> str:
     """The report page for `results` (dicts as :meth:`tuwviz.reproduce.store.Store.write_csvs`
-    takes, plus ``paper_title``, ``quote``), as an HTML string."""
+    takes, plus ``paper_title``, ``quote`` and, optionally, ``made`` and ``reused``), as an
+    HTML string; `state` is the source state the run had
+    (:func:`tuwviz.reproduce.source_state`)."""
     from bokeh.embed import components
     from bokeh.resources import INLINE
 
@@ -103,10 +105,21 @@ def render(results: list[dict], scale: str, note: str = "") -> str:
     out.append("<p>Sources: " + "; ".join(f"<b>{esc(k)}</b>: {esc(v)}" for k, v in SOURCES.items())
                + ". Simulated and model values are labelled as such; measured ones say how "
                  "many ranks shared this machine's cores.</p>")
+    out.append("<p>Verdicts:</p><ul>" + "".join(
+        f"<li>{_verdict(v)}: {esc(MEANINGS[v])}.</li>" for v in VERDICTS) + "</ul>"
+        "<p>Each claim's section says what its shape is and the tolerances it is judged "
+        "with, each with why (the claim's data). No rule turns one verdict into another.</p>")
+    if state:
+        out.append(f"<p>This run's sources: digest <code>{esc(state.get('sources', ''))}</code> "
+                   f"(the tuwviz package and kernels_c/), {esc(state.get('simgrid', ''))}, "
+                   f"tuwviz {esc(state.get('tuwviz', ''))}. A saved finding is reused only "
+                   f"when all of these and its paper data are unchanged; each says when it "
+                   f"was made.</p>")
 
     # summary: verdict counts per paper
     cols = list(VERDICTS) + ["failed", "not run"]
-    out.append("<h2>Summary</h2><table><tr><th>paper</th>"
+    out.append("<h2>Summary</h2><p>Derivations checked are counted apart: they check the "
+               "papers' arithmetic, not their claims.</p><table><tr><th>paper</th>"
                + "".join(f"<th>{_verdict(c) if c in VERDICTS else esc(c)}</th>" for c in cols)
                + "<th>claims</th></tr>")
     total: Counter = Counter()
@@ -145,6 +158,11 @@ def _claim_section(r: dict, div: str) -> str:
         parts.append(f"<p>{_verdict(status)}: {esc(r.get('error', ''))}</p></section>")
         return "\n".join(parts)
     parts.append(f"<p>Verdict: {_verdict(f.verdict)}. {esc(f.reason)}</p>")
+    rules = r.get("judge") or {}
+    if rules:
+        parts.append("<p><small>Judged by: " + "; ".join(
+            f"{esc(k)} = {esc(_fmt(v))}" for k, v in rules.items() if k != "why") + ". "
+            + esc(rules.get("why", "")) + "</small></p>")
     if f.scale_note:
         parts.append(f"<p><i>{esc(f.scale_note)}</i></p>")
     if f.values:
@@ -158,5 +176,9 @@ def _claim_section(r: dict, div: str) -> str:
     if f.html:
         parts.append(f.html)  # built by our own code from numbers (guideline tables)
     parts.append(div)
-    parts.append(f'<p><small>{r.get("wall_s", 0):.1f} s</small></p></section>')
+    made = r.get("made", "")
+    parts.append(f'<p><small>{r.get("wall_s", 0):.1f} s'
+                 + (f", made {esc(made)}" if made else "")
+                 + (" (reused: its sources and data are unchanged since)" if r.get("reused")
+                    else "") + "</small></p></section>")
     return "\n".join(parts)

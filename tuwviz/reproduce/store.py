@@ -9,8 +9,11 @@ Layout under the output folder::
     <paper>/*.csv               the raw rows of the runs behind the findings (bench rows)
 
 A finding is written the moment its claim finishes, so an interrupted run keeps what it
-did; a later run reuses a finding whose key (scale, the claim's published data, the
-code that checks it, the tuwviz version) is unchanged.
+did; a later run reuses a finding only while everything it ran through is unchanged: its
+key holds the scale, the claim's published data, a digest of the package's sources and
+``kernels_c/`` (:func:`source_digest`; the platforms and the judging code are among them),
+SimGrid's version and tuwviz's.  The file also keeps when the finding was made and the
+evidence it was judged on.
 
 Examples
 --------
@@ -18,7 +21,7 @@ Examples
 >>> from tuwviz.reproduce.claims import Finding, REPRODUCED
 >>> with tempfile.TemporaryDirectory() as d:
 ...     st = Store(d)
-...     st.save("allgatherv", "headline", {"scale": "quick"}, Finding(REPRODUCED, "same"), 1.5)
+...     made = st.save("allgatherv", "headline", {"scale": "quick"}, Finding(REPRODUCED, "same"), 1.5)
 ...     print(st.load("allgatherv", "headline", {"scale": "quick"})[0].verdict,
 ...           st.load("allgatherv", "headline", {"scale": "paper"}))
 reproduced None
@@ -26,17 +29,45 @@ reproduced None
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
+import time
 from pathlib import Path
 
 from ..errors import OutputPathError
 from .claims import Finding
 
-__all__ = ["Store", "outcome"]
+__all__ = ["Store", "outcome", "source_digest"]
 
 SUMMARY_FIELDS = ["paper", "claim", "title", "source", "scale", "verdict", "reason", "wall_s"]
 VALUE_FIELDS = ["paper", "claim", "quantity", "source", "value", "unit", "where", "verdict"]
+
+
+#: Files under a source root that are not sources (caches, editor and build leftovers).
+_NOT_SOURCES = ("__pycache__", ".pyc", ".o", ".so", ".swp", "~")
+
+
+def source_digest(roots) -> str:
+    """A digest of every source file under `roots` (paths and contents, in sorted order):
+    it changes when any file is edited, added, removed or renamed.
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     f = pathlib.Path(d, "a.py"); _ = f.write_text("x = 1")
+    ...     before = source_digest([d]); _ = f.write_text("x = 2")
+    ...     before != source_digest([d])
+    True
+    """
+    h = hashlib.sha256()
+    for root in map(Path, roots):
+        files = sorted(f for f in root.rglob("*") if f.is_file() and not any(
+            part.endswith(_NOT_SOURCES) for part in f.relative_to(root).parts))
+        for f in files:
+            h.update(f"{root.name}/{f.relative_to(root).as_posix()}\0".encode())
+            h.update(f.read_bytes())
+            h.update(b"\0")
+    return h.hexdigest()[:16]
 
 
 def outcome(result: dict) -> str:
@@ -78,25 +109,31 @@ class Store:
     def _path(self, paper: str, cid: str) -> Path:
         return self.paper_dir(paper) / "findings" / f"{cid}.json"
 
-    def load(self, paper: str, cid: str, key: dict) -> tuple[Finding, float] | None:
-        """The stored finding and the seconds it took, if its key equals `key`; else None."""
+    def load(self, paper: str, cid: str, key: dict) -> tuple[Finding, float, str] | None:
+        """The stored finding, the seconds it took and when it was made (UTC, ISO), if its
+        key equals `key`; else None."""
         path = self._path(paper, cid)
         try:
             d = json.loads(path.read_text(encoding="utf-8"))
             if d.get("key") != key:
                 return None
-            return Finding.from_dict(d["finding"]), float(d["wall_s"])
+            return Finding.from_dict(d["finding"]), float(d["wall_s"]), str(d.get("made", ""))
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing, partly written or from another version: run again
 
-    def save(self, paper: str, cid: str, key: dict, finding: Finding, wall_s: float) -> None:
-        """Write a finding atomically (a crash leaves the old file or the new one)."""
+    def save(self, paper: str, cid: str, key: dict, finding: Finding, wall_s: float,
+             evidence: dict | None = None) -> str:
+        """Write a finding (with its key, the evidence it was judged on and when it was
+        made) atomically: a crash leaves the old file or the new one.  Returns when (UTC)."""
         path = self._path(paper, cid)
         tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({"key": key, "finding": finding.to_dict(),
-                                   "wall_s": round(wall_s, 2)}, indent=1, default=str),
+        made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        tmp.write_text(json.dumps({"key": key, "made": made, "finding": finding.to_dict(),
+                                   "evidence": evidence, "wall_s": round(wall_s, 2)},
+                                  indent=1, default=str),
                        encoding="utf-8")
         os.replace(tmp, path)
+        return made
 
     def write_csvs(self, results: list[dict]) -> tuple[Path, Path]:
         """``summary.csv`` and ``values.csv`` of `results` (dicts with ``paper``, ``claim``,
