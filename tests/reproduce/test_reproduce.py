@@ -112,14 +112,13 @@ def test_known_verdicts_and_a_wrong_paper_value(tmp_path):
     round count changed in a copy of the data turns its verdict into differs."""
     rep = reproduce(["gatherv", "allgatherv"], "quick", tmp_path / "a", progress=False,
                     only=["theorem_2_4", "binomial_worst_case", "k_ported", "eq1_rounds",
-                          "eq2_block_size", "smp_reranking", "geometric_65536"])
+                          "eq2_block_size", "smp_reranking"])
     assert rep.verdict("gatherv", "theorem_2_4") == REPRODUCED
     assert rep.verdict("gatherv", "binomial_worst_case") == REPRODUCED
     assert rep.verdict("gatherv", "k_ported") == NOT_HERE
     assert rep.verdict("allgatherv", "eq1_rounds") == REPRODUCED
     assert rep.verdict("allgatherv", "eq2_block_size") == IN_SHAPE  # Half full: 1.14x
     assert rep.verdict("allgatherv", "smp_reranking") == REPRODUCED
-    assert rep.verdict("allgatherv", "geometric_65536") == REPRODUCED
     assert rep.counts()["failed"] == 0 and not rep.failed
     eq1 = next(r["finding"] for r in rep.results if r["claim"] == "eq1_rounds")
     assert {(v.source, v.value) for v in eq1.values} >= {("paper", 11), ("paper", 9),
