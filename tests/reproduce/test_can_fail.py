@@ -6,8 +6,9 @@ its verdict must change.  The evidence as found here comes from the claim's own 
 where that is cheap (formulas and the model); claims that run SMPI or this machine get
 evidence written down here, in the shape their ``measure`` returns.
 
-Claims not split into measure and judge yet are listed in :data:`NOT_SPLIT`; the list only
-shrinks, and a test keeps it equal to what the modules hold.
+Claims with one function instead of a measure and a judge are listed in :data:`NOT_SPLIT`:
+the two that nothing here can answer by construction (no judge, nothing to fail); a test
+keeps the list equal to what the modules hold.
 """
 from __future__ import annotations
 
@@ -22,9 +23,8 @@ from tuwviz.reproduce.published import published
 from tuwviz.reproduce.store import Store
 from tuwviz.run.smpi import SELECTORS
 
-#: Claims whose one ``claim_<id>`` function still measures and judges (issue 63 splits them
-#: paper by paper); a claim that is "not reproducible here" by construction has nothing to
-#: judge and stays.
+#: Claims with one ``claim_<id>`` function: "not reproducible here" by construction (the
+#: paper gives no construction to run), so there is nothing to judge.
 NOT_SPLIT = {
     "gatherv": {"k_ported"},
     "intergroup": {"euro_mpi_two_step"},

@@ -13,6 +13,8 @@ the libraries themselves.
 """
 from __future__ import annotations
 
+import html as _html
+
 from ... import model
 from ...analysis.guidelines import gatherv_table
 from ...analysis.guidelines.measure import measure_missing
@@ -24,7 +26,7 @@ from ...run.smpi import smpi_backend
 from ..claims import DIFFERS, IN_SHAPE, NOT_HERE, REPRODUCED, Finding, Value, rule
 from ._common import clog2, flat_costs, here, measure_here, model_us, network, ratio_text, smpi_bench
 
-__all__ = ["claim_k_ported", "judge_binomial_worst_case", "judge_guideline2_560",
+__all__ = ["BESIDE", "beside_html", "claim_k_ported", "judge_binomial_worst_case", "judge_guideline2_560",
            "judge_guideline_6400", "judge_headline", "judge_large_blocks", "judge_theorem_2_4",
            "measure_binomial_worst_case", "measure_guideline2_560", "measure_guideline_6400",
            "measure_headline", "measure_large_blocks", "measure_theorem_2_4"]
@@ -137,10 +139,61 @@ def measure_guideline2_560(ctx) -> dict:
     allrows = pd.concat([rows, extra[rows.columns.intersection(extra.columns)]],
                         ignore_index=True)
     table = gatherv_table(allrows, noise=False)
+    ours = [{"problem": r["problem"]["distribution"], "b": int(r["problem"]["b"]),
+             **{title: r["cells"].get((title, "min")) for title, _ in BESIDE}}
+            for r in table.rows]
+    tables = {}
+    for t in e["tables"]:
+        df = ctx.paper.table(t)
+        tables[t] = {"library": df.attrs["library"], "source": df.attrs["source"],
+                     "rows": [{"problem": r.problem, "b": int(r.b),
+                               **{col: float(getattr(r, col)) for _, col in BESIDE}}
+                              for r in df.itertuples()]}
     return {"p": p, "root": root, "bs": bs, "scale": ctx.scale, "paper": paper,
             "cells": len([d for d in PROBLEMS if d != "two_blocks"]) * len(small_b),
             "native": _g2_counts(table.violations, "native", small_b),
-            "tuw": _g2_counts(table.violations, "tuw", small_b), "table_html": table.to_html()}
+            "tuw": _g2_counts(table.violations, "tuw", small_b), "table_html": table.to_html(),
+            "ours": ours, "tables": tables}
+
+
+#: The columns set beside each other: our table's title, the paper's table's column (min).
+BESIDE = (("MPI_Gather", "gather_min"), ("Guideline (2)", "g2_min"),
+          ("MPI_Gatherv", "gatherv_min"), ("TUW_Gatherv", "tuw_min"))
+
+
+def beside_html(paper: dict, ours: list[dict], caption: str) -> str:
+    """One of the paper's tables cell by cell beside ours: per row and column the paper's
+    minimum, ours and ours / paper (``-`` where we did not measure the cell).
+
+    >>> html = beside_html({"library": "L", "source": "Table 1", "rows": [
+    ...     {"problem": "same", "b": 1, "gather_min": 10.0, "g2_min": 20.0,
+    ...      "gatherv_min": 40.0, "tuw_min": 5.0}]},
+    ...     [{"problem": "same", "b": 1, "MPI_Gather": 20.0, "Guideline (2)": 30.0,
+    ...       "MPI_Gatherv": 40.0, "TUW_Gatherv": None}], "SMPI")
+    >>> '<td class="num">2</td>' in html and html.count("<tr>") == 3
+    True
+    """
+    esc = _html.escape
+    mine = {(o["problem"], o["b"]): o for o in ours}
+    head = "".join(f'<th colspan="3">{esc(title)} (min, us)</th>' for title, _ in BESIDE)
+    sub = "<th>paper</th><th>ours</th><th>ours / paper</th>" * len(BESIDE)
+    out = [f"<p>{esc(paper['source'])} ({esc(paper['library'])}) cell by cell beside "
+           f"{esc(caption)}:</p>", "<table>",
+           f"<tr><th rowspan=\"2\">problem</th><th rowspan=\"2\">b</th>{head}</tr>",
+           f"<tr>{sub}</tr>"]
+    for r in paper["rows"]:
+        o = mine.get((r["problem"], r["b"]), {})
+        cells = []
+        for title, col in BESIDE:
+            ours_v = o.get(title)
+            ratio = ours_v / r[col] if ours_v is not None and r[col] else None
+            cells += [f'<td class="num">{r[col]:.4g}</td>',
+                      f'<td class="num">{"-" if ours_v is None else f"{ours_v:.4g}"}</td>',
+                      f'<td class="num">{"-" if ratio is None else f"{ratio:.2g}"}</td>']
+        out.append(f"<tr><td>{esc(r['problem'])}</td><td class=\"num\">{r['b']}</td>"
+                   + "".join(cells) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
 
 
 def judge_guideline2_560(ev: dict, e: dict) -> Finding:
@@ -168,7 +221,10 @@ def judge_guideline2_560(ev: dict, e: dict) -> Finding:
               f"(2) in {native} of {n} small irregular cells, TUW_Gatherv in {tuw} (judged: the "
               f"library in at least {most:.0%}, TUW_Gatherv in none); in the paper's tables "
               f"{counts} of {n}, TUW_Gatherv in none.")
-    return Finding(verdict, reason, vals, html=ev["table_html"],
+    where = f"SMPI's MPI_Gatherv (default selector) at p = {p} on {SMALL}, simulated"
+    beside = "".join(beside_html(t, ev.get("ours", []), where)
+                     for t in ev.get("tables", {}).values())
+    return Finding(verdict, reason, vals, html=ev["table_html"] + beside,
                    scale_note="" if ev["scale"] == "paper" else
                    f"Quick scale: b = {', '.join(map(str, ev['bs']))} only (the paper: 1 to "
                    f"10,000).")
