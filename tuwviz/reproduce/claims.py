@@ -10,8 +10,9 @@ A claim is checked in two steps kept apart: its ``measure_<id>`` function runs w
 speak to it (formula, model, SMPI, this machine) and returns *evidence*, a JSON-able dict
 of numbers; its ``judge_<id>`` function turns evidence and the paper's data entry into the
 finding.  Judges run nothing, so a test can hand one the evidence it would get if the paper
-were wrong and see the verdict change (``tests/reproduce/test_can_fail.py``).  A claim not
-split yet has one ``claim_<id>`` function doing both.
+were wrong and see the verdict change (``tests/reproduce/test_can_fail.py``).  A claim that
+nothing here can answer by construction has one ``claim_<id>`` function instead, returning
+"not reproducible here" with the reason.
 
 Verdicts
 --------
@@ -61,7 +62,7 @@ DERIVED = "derivation checked"
 #: The verdicts (the report's summary counts them in this order; derivations apart).
 VERDICTS = (REPRODUCED, IN_SHAPE, DIFFERS, NOT_HERE, DERIVED)
 
-#: What each verdict means, once (the report and ``--help`` print these).
+#: What each verdict means, once (the report page prints these).
 MEANINGS = {
     REPRODUCED: "a source here that could have disagreed (the model's schedules, SMPI, a run "
                 "on this machine, a listing's code) agrees with the paper's number within "
@@ -161,8 +162,8 @@ class Claim:
     (a :class:`tuwviz.reproduce.Context` to evidence, a JSON-able dict) and its ``judge``
     (evidence and the claim's data entry to a :class:`Finding`).
 
-    A claim not split yet has ``judge`` None and ``measure`` its ``claim_<id>`` function,
-    which returns the finding itself.
+    A claim with one ``claim_<id>`` function (nothing here can answer it) has ``judge`` None
+    and that function as ``measure``; it returns the finding itself.
     """
 
     paper: str
@@ -171,7 +172,7 @@ class Claim:
     judge: Callable | None = field(default=None, compare=False, repr=False)
 
     def run(self, ctx) -> tuple[Finding, dict | None]:
-        """The finding, and the evidence it was judged on (None for a claim not split)."""
+        """The finding, and the evidence it was judged on (None for a one-function claim)."""
         if self.judge is None:
             return self.measure(ctx), None
         evidence = self.measure(ctx)
