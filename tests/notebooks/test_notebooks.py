@@ -28,7 +28,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from support import REPO, full_tier, hang_guard, notebook_scale, open_bokeh_page
+from support import REPO, full_tier, hang_guard, notebook_scale, open_bokeh_page, play
 from support.lab import run_and_check_page
 from support.leaks import marked_processes
 from tuwviz.config import NOTEBOOK_SCALE
@@ -283,7 +283,7 @@ def _circulant_animation_works(path: Path, browser, end: list[str] | None = None
     page, errors = open_bokeh_page(browser, path)
     held = "() => Array.from(Bokeh.documents[0].get_model_by_name('nodes').data.held)"
     assert page.evaluate(held) == [str(r) for r in range(11)]
-    page.get_by_role("button", name="► Play").click()
+    play(page, 4 * 1200)  # four rounds of the notebook's 1.2 s steps, on the page's clock
     page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('step_slider').value == 4",
                            timeout=hang_guard(120_000))
     assert page.evaluate(held) == (end or ["0-10"] * 11)
@@ -300,7 +300,7 @@ def _intergroup_animation_works(path: Path, browser) -> None:
     held = "() => Array.from(Bokeh.documents[0].get_model_by_name('nodes').data.held)"
     assert page.evaluate(held) == ["0/18 B"] * 8 + ["0/48 B"] * 3
     end = page.evaluate("() => Bokeh.documents[0].get_model_by_name('step_slider').end")
-    page.get_by_role("button", name="► Play").click()
+    play(page, end * 900)  # the notebook's 0.9 s steps, on the page's clock
     page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('step_slider').value == "
                            f"{end}", timeout=hang_guard(120_000))
     assert page.evaluate(held) == ["18/18 B"] * 8 + ["48/48 B"] * 3

@@ -18,7 +18,7 @@ from .budget import full_tier
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "MPI_ERR_ARG", "MPI_PROCESS_MARKERS", "MPI_SUCCESS",
            "REPO", "SAMPLED_BS", "SAMPLED_PS", "TIMEOUT_SCALE", "as_from_a_terminal",
            "full_tier", "hang_guard", "mpi_processes", "notebook_scale", "open_bokeh_page",
-           "run_cli", "run_mpi_script", "sampled_roots"]
+           "play", "run_cli", "run_mpi_script", "sampled_roots"]
 
 #: The repository: tests/support/ is two levels down.
 REPO = Path(__file__).resolve().parents[2]
@@ -106,6 +106,20 @@ def open_bokeh_page(browser, path: Path):
                            "&& Bokeh.documents[0].get_model_by_name('step_slider') !== null",
                            timeout=hang_guard(120_000))
     return page, errors
+
+
+def play(page, ms: int) -> None:
+    """Click ► Play on a Bokeh animation page and let `ms` of its time pass on a fake clock.
+
+    The page's timers run on Playwright's clock from then on, so the animation's own
+    ``setInterval`` steps it exactly as in a browser, without the test waiting its intervals
+    out in wall time (a 900 ms step is 900 ms of the fake clock).
+    """
+    if not getattr(page, "_tuwviz_clock", False):
+        page.clock.install()
+        page._tuwviz_clock = True
+    page.get_by_role("button", name="► Play").click()
+    page.clock.run_for(ms)
 
 
 def run_mpi_script(script: str, nranks: int, *args: str, guard: float = 600) -> dict | list:

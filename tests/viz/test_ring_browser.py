@@ -13,7 +13,9 @@ from tuwviz.model import schedule
 from tuwviz.problems import make_problem
 from tuwviz.viz.animation import CELL_COLORS
 
-from support import hang_guard
+from support import hang_guard, play
+
+INTERVAL_MS = 300  # the animation's step while playing
 
 # JavaScript reading the drawn state back from the Bokeh document.
 STATE_JS = """() => {
@@ -41,7 +43,7 @@ def ring_page(browser, tmp_path_factory):
     # spike on 5 processes: rank 0 has 20 B in pieces of 8, 8, 4; the others one of 4 B
     s = schedule("allgatherv", "pipelined",
                  make_problem("allgatherv", 5, "spike", 40, datatype="byte"), block_bytes=8)
-    path = viz.save_html(viz.animate_ring(s, interval_ms=300),
+    path = viz.save_html(viz.animate_ring(s, interval_ms=INTERVAL_MS),
                          tmp_path_factory.mktemp("html") / "ring.html")
     page = browser.new_page()
     errors: list[str] = []
@@ -111,18 +113,17 @@ def test_play_runs_to_the_end_and_pause_stops(ring_page):
     page, s, frames, errors = ring_page
     last = len(frames) - 1
     page.evaluate("() => { Bokeh.documents[0].get_model_by_name('step_slider').value = 0; }")
-    page.get_by_role("button", name="► Play").click()
-    page.wait_for_function(slider_at(last), timeout=hang_guard(120_000))
-    page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('play_button').label "
-                           "== '► Play'", timeout=hang_guard(120_000))
+    play(page, (last + 1) * INTERVAL_MS)  # on the page's clock: no waiting in wall time
+    assert page.evaluate(STATE_JS)["value"] == last
+    assert page.evaluate("() => Bokeh.documents[0].get_model_by_name('play_button').label") \
+        == "► Play"
     assert page.evaluate(STATE_JS)["cells"] == expected(s, frames[last])["cells"]
     # play again restarts from 0; pause holds the frame it shows
-    page.get_by_role("button", name="► Play").click()
-    page.wait_for_function(
-        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 1", timeout=hang_guard(120_000))
+    play(page, INTERVAL_MS)
     page.get_by_role("button", name="❚❚ Pause").click()
     stopped = page.evaluate(STATE_JS)
-    page.wait_for_timeout(900)  # three intervals
+    assert stopped["value"] == 1
+    page.clock.run_for(3 * INTERVAL_MS)  # three intervals
     state = page.evaluate(STATE_JS)
     assert state["value"] == stopped["value"]
     assert state["cells"] == expected(s, frames[state["value"]])["cells"]

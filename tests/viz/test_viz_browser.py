@@ -16,7 +16,7 @@ import pytest
 from tuwviz import model, viz
 from tuwviz.problems import make_problem
 
-from support import hang_guard
+from support import hang_guard, play
 
 # JavaScript reading the drawn state back from the Bokeh document.
 STATE_JS = """() => {
@@ -90,23 +90,18 @@ def test_moving_the_slider_redraws_the_animation(animation_page):
 def test_play_advances_the_slider_and_pause_stops_it(animation_page):
     page, schedule, frames, errors = animation_page
     page.evaluate("() => { Bokeh.documents[0].get_model_by_name('step_slider').value = 0; }")
-    page.get_by_role("button", name="► Play").click()
-    page.wait_for_function(
-        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 2", timeout=hang_guard(120_000))
+    play(page, 2000)  # two of its 1 s steps, on the page's clock
     state = page.evaluate(STATE_JS)
-    assert state["button"] == "❚❚ Pause" or state["value"] == len(frames) - 1
-    page.wait_for_function(
-        f"() => Bokeh.documents[0].get_model_by_name('step_slider').value == {len(frames) - 1}",
-        timeout=hang_guard(120_000))
+    assert state["value"] == 2 and state["button"] == "❚❚ Pause"
+    page.clock.run_for(1000 * len(frames))
     # at the end it stops by itself; play again restarts from step 0, pause stops it
-    page.wait_for_function("() => Bokeh.documents[0].get_model_by_name('play_button').label "
-                           "== '► Play'", timeout=hang_guard(120_000))
-    page.get_by_role("button", name="► Play").click()
-    page.wait_for_function(
-        "() => Bokeh.documents[0].get_model_by_name('step_slider').value >= 1", timeout=hang_guard(120_000))
+    state = page.evaluate(STATE_JS)
+    assert state["value"] == len(frames) - 1 and state["button"] == "► Play"
+    play(page, 1000)
     page.get_by_role("button", name="❚❚ Pause").click()
     stopped = page.evaluate(STATE_JS)["value"]
-    page.wait_for_timeout(1500)  # longer than one step
+    assert stopped == 1
+    page.clock.run_for(1500)  # longer than one step
     assert page.evaluate(STATE_JS)["value"] == stopped
     assert page.evaluate(STATE_JS)["current"] == _expected(schedule, frames[stopped])
     assert errors == []
