@@ -137,6 +137,15 @@ class Finding:
     figure: dict | None = None
     html: str = ""
     scale_note: str = ""
+    #: The verdict again with the platform's assumed latencies and per-message overhead
+    #: times a factor ("0.5", "2"), its bandwidths unchanged; empty when the claim reads no
+    #: platform or was not varied.
+    varied: dict = field(default_factory=dict)
+
+    @property
+    def survives(self) -> bool | None:
+        """Whether every varied verdict is this one (None when not varied)."""
+        return all(v == self.verdict for v in self.varied.values()) if self.varied else None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:

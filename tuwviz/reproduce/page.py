@@ -21,6 +21,7 @@ import html as _html
 from collections import Counter
 
 from .claims import MEANINGS, SOURCES, VERDICTS
+from .published import UNCHECKED
 from .store import outcome
 
 __all__ = ["figure", "render"]
@@ -73,11 +74,14 @@ def figure(spec: dict):
     return fig
 
 
-def render(results: list[dict], scale: str, note: str = "", state: dict | None = None) -> str:
+def render(results: list[dict], scale: str, note: str = "", state: dict | None = None,
+           unchecked: dict[str, list[dict]] | None = None) -> str:
     """The report page for `results` (dicts as :meth:`tuwviz.reproduce.store.Store.write_csvs`
     takes, plus ``paper_title``, ``quote`` and, optionally, ``made`` and ``reused``), as an
     HTML string; `state` is the source state the run had
-    (:func:`tuwviz.reproduce.source_state`)."""
+    (:func:`tuwviz.reproduce.source_state`); `unchecked` maps a paper to its statements no
+    claim checks (:meth:`tuwviz.reproduce.published.Published.unchecked`), listed on the
+    page with why."""
     from bokeh.embed import components
     from bokeh.resources import INLINE
 
@@ -117,20 +121,37 @@ def render(results: list[dict], scale: str, note: str = "", state: dict | None =
                    f"was made.</p>")
 
     # summary: verdict counts per paper
+    unchecked = unchecked or {}
     cols = list(VERDICTS) + ["failed", "not run"]
     out.append("<h2>Summary</h2><p>Derivations checked are counted apart: they check the "
-               "papers' arithmetic, not their claims.</p><table><tr><th>paper</th>"
+               "papers' arithmetic, not their claims. The last column counts the papers' "
+               "quantitative statements no claim checks, each listed in its paper's section "
+               "with why.</p><table><tr><th>paper</th>"
                + "".join(f"<th>{_verdict(c) if c in VERDICTS else esc(c)}</th>" for c in cols)
-               + "<th>claims</th></tr>")
+               + "<th>claims</th><th>not checked (listed)</th></tr>")
     total: Counter = Counter()
+    listed = 0
     for paper, rs in papers.items():
         c = Counter(outcome(r) for r in rs)
         total.update(c)
+        n = len(unchecked.get(paper, []))
+        listed += n
         out.append(f'<tr><td><a href="#{esc(paper)}">{esc(paper)}</a></td>'
                    + "".join(f'<td class="num">{c.get(k, 0)}</td>' for k in cols)
-                   + f'<td class="num">{len(rs)}</td></tr>')
+                   + f'<td class="num">{len(rs)}</td>'
+                   + f'<td class="num"><a href="#{esc(paper)}-unchecked">{n}</a></td></tr>')
     out.append("<tr><th>all</th>" + "".join(f'<th class="num">{total.get(k, 0)}</th>' for k in cols)
-               + f'<th class="num">{sum(total.values())}</th></tr></table>')
+               + f'<th class="num">{sum(total.values())}</th><th class="num">{listed}</th>'
+               + "</tr></table>")
+    varied = [r for r in results if r["finding"] is not None and r["finding"].varied]
+    if varied:
+        fragile = [f'<a href="#{esc(r["paper"])}-{esc(r["claim"])}">{esc(r["paper"])}/'
+                   f'{esc(r["claim"])}</a>' for r in varied if not r["finding"].survives]
+        out.append(f"<p>{len(varied)} verdicts depend on a platform's assumed numbers; each "
+                   f"was judged again with the latencies and per-message overheads halved "
+                   f"and doubled (bandwidths as assumed): {len(varied) - len(fragile)} "
+                   f"survive both" + (f"; these do not: {', '.join(fragile)}" if fragile
+                                       else "") + ".</p>")
 
     for paper, rs in papers.items():
         out.append(f'<h2 id="{esc(paper)}">{esc(paper)}: {esc(rs[0].get("paper_title", ""))}</h2>')
@@ -142,8 +163,29 @@ def render(results: list[dict], scale: str, note: str = "", state: dict | None =
         out.append("</table>")
         for r in rs:
             out.append(_claim_section(r, div_of.get((paper, r["claim"]), "")))
+        out.append(_unchecked_section(paper, unchecked.get(paper, [])))
     out += ["</body>", "</html>", ""]
     return "\n".join(out)
+
+
+def _unchecked_section(paper: str, entries: list[dict]) -> str:
+    """The paper's statements no claim checks: statement, source, status and why."""
+    esc = _html.escape
+    parts = [f'<section class="claim" id="{esc(paper)}-unchecked">',
+             f"<h3>{esc(paper)}: not checked here ({len(entries)})</h3>"]
+    if not entries:
+        parts.append("<p>The data lists no statement that the claims above leave out.</p>")
+        return "\n".join(parts + ["</section>"])
+    parts.append("<p>" + "; ".join(f"<b>{esc(k)}</b>: {esc(v)}" for k, v in UNCHECKED.items())
+                 + ".</p>")
+    parts.append("<table><tr><th>statement</th><th>source</th><th>status</th><th>why</th></tr>")
+    for u in entries:
+        why = esc(u["reason"]) + (f" <small>(<code>{esc(u['test'])}</code>)</small>"
+                                  if u.get("test") else "")
+        parts.append(f"<tr><td>{esc(u['statement'])}</td><td>{esc(u['source'])}</td>"
+                     f"<td>{esc(u['status'])}</td><td>{why}</td></tr>")
+    parts.append("</table></section>")
+    return "\n".join(parts)
 
 
 def _claim_section(r: dict, div: str) -> str:
@@ -158,6 +200,12 @@ def _claim_section(r: dict, div: str) -> str:
         parts.append(f"<p>{_verdict(status)}: {esc(r.get('error', ''))}</p></section>")
         return "\n".join(parts)
     parts.append(f"<p>Verdict: {_verdict(f.verdict)}. {esc(f.reason)}</p>")
+    if f.varied:
+        said = "; ".join(f"times {k}: {_verdict(v)}" for k, v in f.varied.items())
+        parts.append(f"<p><small>With the platform's assumed latencies and per-message "
+                     f"overhead varied (bandwidths as assumed), {said}: the verdict "
+                     f"{'survives' if f.survives else '<b>does not survive</b>'} them."
+                     f"</small></p>")
     rules = r.get("judge") or {}
     if rules:
         parts.append("<p><small>Judged by: " + "; ".join(

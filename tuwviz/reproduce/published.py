@@ -2,9 +2,11 @@
 
 One TOML file per paper in ``tuwviz/reproduce/data/``: ``[paper]`` (title, citation),
 ``[claims.ID]`` (one per table, figure or headline: ``title``, ``source`` (the table,
-figure, equation or section), ``quote`` (the sentence, verbatim) and the numbers it states)
-and ``[tables.NAME]`` (a published table: ``columns``, ``rows``, ``source``).  These are
-facts of the papers; the code that checks them is in :mod:`tuwviz.reproduce.papers`.
+figure, equation or section), ``quote`` (the sentence, verbatim) and the numbers it states),
+``[tables.NAME]`` (a published table: ``columns``, ``rows``, ``source``) and
+``[[unchecked]]`` (each of the paper's quantitative statements no claim checks, with why:
+see :data:`UNCHECKED`).  These are facts of the papers; the code that checks them is in
+:mod:`tuwviz.reproduce.papers`.
 
 Examples
 --------
@@ -14,6 +16,8 @@ Examples
 >>> round(pub.claim("headline")["bound"], 2)
 15.47
 >>> pub.table("table1")  # doctest: +SKIP
+>>> sorted({u["status"] for u in published("gatherv").unchecked()})
+['in the tests', 'not here', 'not yet']
 """
 from __future__ import annotations
 
@@ -26,13 +30,23 @@ from pathlib import Path
 
 from ..errors import TuwvizError
 
-__all__ = ["DATA_DIR", "PAPERS", "Published", "published"]
+__all__ = ["DATA_DIR", "PAPERS", "Published", "UNCHECKED", "published"]
 
 #: Where the data files are.
 DATA_DIR = Path(__file__).parent / "data"
 
 #: Paper keys, in the order of ``../shared/papers`` (and of ``tuwviz reproduce all``).
 PAPERS = ("gatherv", "allgatherv", "circulant", "intergroup", "course")
+
+#: The ``status`` of a statement no claim checks, and what it means.
+UNCHECKED = {
+    "not yet": "tuwviz has what it takes (the reason says what); no claim checks it yet",
+    "not here": "it needs a machine, a library or a measurement that nothing here has or "
+                "simulates",
+    "in the tests": "a property of an algorithm, not a measurement: the test named checks it "
+                    "on every run of the test suite",
+}
+_UNCHECKED_KEYS = {"statement", "source", "status", "reason", "test"}
 
 
 @dataclass(frozen=True)
@@ -76,6 +90,33 @@ class Published:
         df = pd.DataFrame(t["rows"], columns=t["columns"])
         df.attrs.update({k: v for k, v in t.items() if k not in ("rows", "columns")})
         return df
+
+    def unchecked(self) -> list[dict]:
+        """The paper's quantitative statements that no claim checks: each a dict with
+        ``statement``, ``source``, ``status`` (a key of :data:`UNCHECKED`), ``reason`` and,
+        for ``"in the tests"``, the ``test`` (``path::name``) that checks it.
+
+        Raises
+        ------
+        TuwvizError
+            Naming the file and the entry, for a missing or unknown key or status.
+        """
+        entries = self.data.get("unchecked", [])
+        for i, u in enumerate(entries, 1):
+            where = f"{self.path.name}: unchecked entry {i} ({str(u.get('source', '?'))!r})"
+            unknown = sorted(set(u) - _UNCHECKED_KEYS)
+            missing = [k for k in ("statement", "source", "status", "reason")
+                       if not str(u.get(k, "")).strip()]
+            if u.get("status") == "in the tests" and not u.get("test"):
+                missing.append("test")
+            if unknown or missing:
+                raise TuwvizError(f"{where}: " + "; ".join(
+                    ([f"unknown keys {', '.join(unknown)}"] if unknown else [])
+                    + ([f"missing {', '.join(missing)}"] if missing else [])))
+            if u["status"] not in UNCHECKED:
+                raise TuwvizError(f"{where}: unknown status {u['status']!r}; valid: "
+                                  f"{', '.join(UNCHECKED)}")
+        return entries
 
     def digest(self, cid: str) -> str:
         """A hash of a claim's entry and the paper's tables: a cached finding is reused only

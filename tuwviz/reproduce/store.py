@@ -40,7 +40,10 @@ from .claims import Finding
 
 __all__ = ["Store", "outcome", "source_digest"]
 
-SUMMARY_FIELDS = ["paper", "claim", "title", "source", "scale", "verdict", "reason", "wall_s"]
+#: ``latencies_x0.5`` and ``latencies_x2``: the verdict again with the platform's assumed
+#: latencies and overhead halved and doubled (empty for a claim that reads no platform).
+SUMMARY_FIELDS = ["paper", "claim", "title", "source", "scale", "verdict", "reason",
+                  "latencies_x0.5", "latencies_x2", "wall_s"]
 VALUE_FIELDS = ["paper", "claim", "quantity", "source", "value", "unit", "where", "verdict"]
 
 
@@ -150,6 +153,7 @@ class Store:
                 f = r["finding"]
                 ws.writerow({"paper": r["paper"], "claim": r["claim"], "title": r["title"],
                              "source": r["source"], "scale": r["scale"], "verdict": outcome(r),
+                             **{f"latencies_x{k}": v for k, v in (f.varied if f else {}).items()},
                              "reason": f.reason if f else r.get("error", ""),
                              "wall_s": round(r.get("wall_s", 0.0), 2)})
                 for v in (f.values if f else []):
