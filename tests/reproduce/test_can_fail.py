@@ -305,3 +305,14 @@ def test_a_verdict_changes_when_the_paper_is_wrong(key, tmp_path):
 def test_the_verdicts_are_defined_once():
     assert set(MEANINGS) == set(VERDICTS)
     assert NOT_HERE in VERDICTS and DERIVED in VERDICTS
+
+
+def test_geometric_96_is_one_rule_for_both_ends_of_the_curve():
+    # a lead that grows to 4x but is already 2x at the smallest c: the trend holds, "only
+    # slightly better for small problems" does not (judged: at most 1.5x)
+    claim = _claims()[("allgatherv", "geometric_96")]
+    e = published("allgatherv").claim("geometric_96")
+    found = claim.judge(_curve96([2.0, 4.0]), copy.deepcopy(e))
+    assert found.verdict == IN_SHAPE, found.reason
+    assert "2.00x at the smallest c is more than slightly better" in found.reason
+    assert claim.judge(_curve96([1.2, 4.0]), copy.deepcopy(e)).verdict == REPRODUCED

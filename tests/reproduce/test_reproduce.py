@@ -58,6 +58,32 @@ def test_gatherv_tables_are_the_papers_cell_for_cell():
     assert t3[(t3.problem == "same") & (t3.b == 10000)].marked.iloc[0] == ["tuw_min"]
 
 
+def test_tables_4_and_5_are_set_cell_by_cell_beside_the_model(tmp_path):
+    from tuwviz.reproduce import Context
+    from tuwviz.reproduce.papers.gatherv import _paper_rows, judge_guideline_6400
+    from tuwviz.reproduce.store import Store
+
+    pub = published("gatherv")
+    ctx = Context(pub, "quick", Store(tmp_path), progress=False)
+    entry = pub.claim("guideline_6400")
+    # one modelled cell: Same, b = 1, its binomial Gatherv at exactly Table 5's k-nomial minimum
+    cell = {"problem": "same", "b": 1, "rhs": 200.0, "gather": 70.1, "tuw": 100.0,
+            "binomial": 123.98}
+    ev = {"p": 6400, "root": 3200, "cells": [cell], "tables": _paper_rows(ctx, entry),
+          "paper": {"Intel MPI 2017.1": {"gatherv": 13, "tuw": 0, "cells": 30}}}
+    html = judge_guideline_6400(ev, entry).html
+    assert "Table 4 (Intel MPI 2017.1, default algorithm settings) cell by cell" in html
+    assert "Table 5 (Intel MPI 2017.1, binomial MPI_Gather, k-nomial MPI_Gatherv) cell by" in html
+    table5 = html[html.index("<p>Table 5"):]
+    same_b1 = table5[table5.index("<tr><td>same</td>"):].split("</tr>")[0]
+    cells = re.findall(r'<td class="num">([^<]*)</td>', same_b1)
+    # b, then paper / ours / ratio for MPI_Gather, Guideline (2), MPI_Gatherv, TUW_Gatherv
+    assert cells[:1] == ["1"] and cells[1:4] == ["35.05", "70.1", "2"]
+    assert cells[7:10] == ["124", "124", "1"] and cells[10:13] == ["53.17", "100", "1.9"]
+    assert html.count("<tr><td>random</td>") == 2 * 5  # every row of both tables, unmeasured: -
+    assert '<td class="num">-</td>' in html
+
+
 def test_every_claim_is_cited_and_has_a_check():
     for paper in available():
         pub = published(paper)
