@@ -84,6 +84,22 @@ def test_tables_4_and_5_are_set_cell_by_cell_beside_the_model(tmp_path):
     assert '<td class="num">-</td>' in html
 
 
+def test_figure_6_shows_the_papers_stated_limits_as_markers():
+    from tuwviz.reproduce.page import figure
+    from tuwviz.reproduce.papers.intergroup import judge_improvement_curves
+
+    pub = published("intergroup")
+    limits = pub.claim("eq5_settings")["converge"]
+    ev = {"sizes": [1024, 4 << 20], "curves": {"1": [1.5, 6.9], "2": [1.2, 4.8]},
+          "eq5": {"1": 7.0, "2": 4.84}, "paper": {"1": limits[0], "2": limits[1]}}
+    spec = judge_improvement_curves(ev, pub.claim("improvement_curves")).figure
+    marks = spec["series"]["the paper's limits (Eq. (5))"]
+    assert marks == {"x": [4 << 20, 4 << 20], "y": [7.0, 4.84], "source": "paper",
+                     "line": False}
+    glyphs = [type(r.glyph).__name__ for r in figure(spec).renderers]
+    assert glyphs.count("Line") == 2 and glyphs.count("Scatter") == 3  # markers: no line
+
+
 def test_every_claim_is_cited_and_has_a_check():
     for paper in available():
         pub = published(paper)

@@ -126,7 +126,8 @@ class Finding:
     """What a claim's function found: the values, the verdict and its reason.
 
     ``figure`` (optional) is a JSON-able plot: ``{"title", "x_label", "y_label",
-    "log_x", "log_y", "series": {name: {"x": [...], "y": [...], "source": key}}}``;
+    "log_x", "log_y", "series": {name: {"x": [...], "y": [...], "source": key}}}`` (a
+    series with ``"line": False`` is drawn as markers: values a paper states);
     ``html`` an optional HTML fragment (e.g. a guideline table); ``scale_note`` says how
     this scale differs from the paper's.
     """

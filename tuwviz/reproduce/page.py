@@ -54,7 +54,8 @@ def _fmt(v) -> str:
 
 def figure(spec: dict):
     """A Bokeh figure from a finding's JSON-able figure spec (see
-    :class:`tuwviz.reproduce.claims.Finding`)."""
+    :class:`tuwviz.reproduce.claims.Finding`); a series with ``"line": False`` is drawn as
+    markers only (values a paper states)."""
     from bokeh.models import HoverTool
     from bokeh.plotting import figure as bfigure
 
@@ -66,8 +67,13 @@ def figure(spec: dict):
     for name, s in spec.get("series", {}).items():
         colour = s.get("color") or _LINE.get(s.get("source", ""), "#444")
         dash = "dashed" if s.get("source") in ("formula", "paper") else "solid"
-        fig.line(s["x"], s["y"], legend_label=name, color=colour, line_dash=dash, line_width=2)
-        fig.scatter(s["x"], s["y"], legend_label=name, color=colour, size=6)
+        if s.get("line", True):
+            fig.line(s["x"], s["y"], legend_label=name, color=colour, line_dash=dash,
+                     line_width=2)
+            fig.scatter(s["x"], s["y"], legend_label=name, color=colour, size=6)
+        else:  # values stated in a paper: markers, not a curve
+            fig.scatter(s["x"], s["y"], legend_label=name, color=colour, size=11,
+                        marker="diamond")
     fig.add_tools(HoverTool(tooltips=[("x", "@x"), ("y", "@y")]))
     fig.legend.location = spec.get("legend", "top_left")
     fig.legend.click_policy = "hide"

@@ -282,11 +282,13 @@ def measure_improvement_curves(ctx) -> dict:
     processes; and Eq. (5)'s limit of each setting."""
     sizes = [1 << k for k in range(10, 24, 2)]
     rows = cost.improvement_curve(list(cost.SETTINGS), 256, sizes)
+    limits = ctx.paper.claim("eq5_settings")["converge"]  # the paper's, in the same paragraph
     return {"sizes": sizes,
             "curves": {str(s): [r["improvement"] for r in rows if r["setting"] == s]
                        for s in cost.SETTINGS},
             "eq5": {str(s): cost.eq_5(cost.setting_problem(s, 256, 1 << 14))
-                    for s in cost.SETTINGS}}
+                    for s in cost.SETTINGS},
+            "paper": {str(s): v for s, v in zip(cost.SETTINGS, limits)}}
 
 
 def judge_improvement_curves(ev: dict, e: dict) -> Finding:
@@ -306,7 +308,12 @@ def judge_improvement_curves(ev: dict, e: dict) -> Finding:
                           f"{sizes[-1] >> 20} MiB", "model", f"{ys[0]:.2f} -> {ys[-1]:.2f}", "x",
                           "256 processes, alpha = 1.4 us, beta = 1 ns/B"))
         vals.append(Value(f"setting {s}: Eq. (5)", "formula", ev["eq5"][s], "x", "the limit"))
-    figure = {"title": "Figure 6 from the model: T_old / T_new, 256 processes",
+    if ev.get("paper"):  # the paper's stated limits, one marker per setting
+        series["the paper's limits (Eq. (5))"] = {
+            "x": [sizes[-1]] * len(ev["paper"]), "y": list(ev["paper"].values()),
+            "source": "paper", "line": False}
+    figure = {"title": "Figure 6 from the model: T_old / T_new, 256 processes; the paper's "
+                       "limits (Eq. (5), Section 5) as markers at the largest size",
               "x_label": "largest message per process [bytes]", "y_label": "improvement",
               "log_x": True, "series": series, "legend": "top_right"}
     last = [ys[-1] for ys in curves.values()]
