@@ -329,6 +329,28 @@ def test_the_driver_is_built_once_per_state_of_the_sources(tmp_path, monkeypatch
     assert platform(PLATFORM).size == 576
 
 
+def test_an_edited_kernel_recompiles_its_own_object_only(tmp_path, monkeypatch):
+    # the driver's files are cached one by one, as the kernel library's are
+    # (tuwviz.kernels.build.compile_objects): a comment added to one kernel compiles that
+    # file again and links a new driver; every other object is reused
+    from tuwviz.run.smpi import build_driver
+
+    source = tmp_path / "kernels_c"
+    shutil.copytree(config.kernels_dir(), source)
+    monkeypatch.setenv("TUWVIZ_KERNELS", str(source))
+    monkeypatch.setenv("TUWVIZ_BUILD_DIR", str(tmp_path / "build"))
+    first = build_driver()
+    objdir = tmp_path / "build" / "smpi" / "obj"
+    before = {o.name for o in objdir.glob("*.o")}
+    kernel = source / "gatherv" / "gatherv_linear.c"
+    kernel.write_text(kernel.read_text() + "\n/* edited */\n")
+    second = build_driver()
+    after = {o.name for o in objdir.glob("*.o")}
+    assert second != first and second.exists()
+    assert [n for n in after - before] and all(n.startswith("gatherv_linear-")
+                                               for n in after - before), after - before
+
+
 def test_every_shipped_platform_runs_in_simgrid():
     case = verify_cases(["allgatherv"], ["ring"], ps=[2], dists=["same"], bs=[1], roots=None,
                         types=["same"])[0]
