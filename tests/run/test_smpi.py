@@ -329,6 +329,16 @@ def test_the_driver_is_built_once_per_state_of_the_sources(tmp_path, monkeypatch
     assert platform(PLATFORM).size == 576
 
 
+def test_the_driver_prints_events_with_the_ranks_prefix():
+    # one protocol: the C driver's event lines start as the Python ranks' do
+    from tuwviz.run.worker import PREFIX
+
+    source = (REPO / "tuwviz" / "run" / "smpi_c" / "driver.c").read_text()
+    assert re.findall(r'#define TUW_EVENT "([^"]*)"', source) == [PREFIX]
+    assert "TUWVIZ " not in source.replace('#define TUW_EVENT "TUWVIZ "', "").replace(
+        '"TUWVIZ <json>"', "")  # every printf uses the macro
+
+
 def test_an_edited_kernel_recompiles_its_own_object_only(tmp_path, monkeypatch):
     # the driver's files are cached one by one, as the kernel library's are
     # (tuwviz.kernels.build.compile_objects): a comment added to one kernel compiles that

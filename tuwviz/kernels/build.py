@@ -253,9 +253,10 @@ def generated_file(objdir: Path, name: str, text: str) -> Path:
     same content keeps the same path, so objects compiled from it stay cached.
 
     >>> import tempfile
-    >>> d = Path(tempfile.mkdtemp())
-    >>> generated_file(d, "registry.c", "int x;") == generated_file(d, "registry.c", "int x;")
-    True
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     first = generated_file(Path(d), "registry.c", "int x;")
+    ...     first == generated_file(Path(d), "registry.c", "int x;"), first.name[:9]
+    (True, 'registry-')
     """
     stem, suffix = os.path.splitext(name)
     path = objdir / f"{stem}-{hashlib.sha256(text.encode()).hexdigest()[:16]}{suffix}"

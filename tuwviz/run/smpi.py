@@ -53,6 +53,7 @@ from ..table import load_table, workspace_dir
 from . import reaper
 from .launch import STALL_LIMIT, check_stall_limit, record_launch
 from .runner import summarize
+from .worker import PREFIX
 
 __all__ = ["DEFAULT_SELECTOR", "SELECTORS", "SimGridNotFoundError", "SmpiBackend", "build_driver",
            "find_simgrid", "placement", "run_smpi", "simgrid_version",
@@ -398,9 +399,9 @@ def _follow(cmd, cases, on_result, on_start, stall_limit, plat, library, where) 
                     if key.data == "err":
                         stderr.append(line)
                         continue
-                    if not line.startswith("TUWVIZ "):
+                    if not line.startswith(PREFIX):
                         continue
-                    msg = json.loads(line[7:])
+                    msg = json.loads(line[len(PREFIX):])
                     if msg["kind"] == "hello":
                         infos = [{"rank": r, "host": h, "cores": plat.cores, "pid": proc.pid,
                                   "mpi_library": library, "heavy_yield": "",

@@ -35,8 +35,11 @@
 
 #include "tuwviz.h"
 
-/* generated from the algorithm table by tuwviz.run.smpi: a parameter's C setter by name */
+/* generated from the algorithm table by tuwviz.kernels.build: a parameter's C setter by name */
 int tuw_driver_set(const char *name, int n, char **values);
+
+/* what starts each event line: tuwviz.run.worker.PREFIX, the ranks' own (a test keeps them equal) */
+#define TUW_EVENT "TUWVIZ "
 
 enum { MODE_VERIFY = 0, MODE_MEASURE = 1 };
 
@@ -348,7 +351,7 @@ static void print_error(int ncase, int rank, int rc, const char *what)
     for (char *s = text; *s; s++) /* a JSON string: no quotes or backslashes inside */
         if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
             *s = ' ';
-    printf("TUWVIZ {\"kind\": \"error\", \"case\": %d, \"rank\": %d, \"code\": %d, "
+    printf(TUW_EVENT "{\"kind\": \"error\", \"case\": %d, \"rank\": %d, \"code\": %d, "
            "\"what\": \"%s\", \"message\": \"%s\"}\n", ncase, rank, rc, what, text);
     fflush(stdout);
 }
@@ -415,7 +418,7 @@ static int run_verify(int ncase, const task_case *c, int fill, MPI_Comm comm, MP
         int bad = 0;
         for (int r = 0; r < size; r++)
             bad += all[r].bad;
-        printf("TUWVIZ {\"kind\": \"result\", \"case\": %d, \"ok\": %s, \"mismatches\": [",
+        printf(TUW_EVENT "{\"kind\": \"result\", \"case\": %d, \"ok\": %s, \"mismatches\": [",
                ncase, bad ? "false" : "true");
         for (int r = 0, first = 1; r < size; r++) {
             if (!all[r].bad)
@@ -459,7 +462,7 @@ static int run_measure(int ncase, const task_case *c, int fill, MPI_Comm comm, M
     /* a repetition's time is the slowest rank's (gatherv paper, Section 5) */
     MPI_Reduce(times, slowest, done, MPI_DOUBLE, MPI_MAX, 0, comm);
     if (rank == 0) {
-        printf("TUWVIZ {\"kind\": \"result\", \"case\": %d, \"reps\": %d, \"time_limited\": %s, "
+        printf(TUW_EVENT "{\"kind\": \"result\", \"case\": %d, \"reps\": %d, \"time_limited\": %s, "
                "\"times_us\": [", ncase, done, limited ? "true" : "false");
         for (int k = 0; k < done; k++)
             printf("%s%.9g", k ? ", " : "", slowest[k] * 1e6);
@@ -623,7 +626,7 @@ int main(int argc, char **argv)
     MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
                MPI_COMM_WORLD);
     if (rank == 0) {
-        printf("TUWVIZ {\"kind\": \"hello\", \"hosts\": [");
+        printf(TUW_EVENT "{\"kind\": \"hello\", \"hosts\": [");
         for (int r = 0; r < size; r++)
             printf("%s\"%s\"", r ? ", " : "", hosts + (size_t)r * MPI_MAX_PROCESSOR_NAME);
         printf("]}\n");
