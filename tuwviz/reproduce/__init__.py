@@ -262,8 +262,13 @@ def reproduce(papers: str | list[str] = "all", scale: str = "quick",
                     for f in VARY:
                         ctx.say(f"    {finding.verdict}; again with the assumed latencies and "
                                 f"overhead x{f:g} ...")
-                        with latencies_times(f):
-                            finding.varied[f"{f:g}"] = c.judge(c.measure(ctx), entry).verdict
+                        try:  # a variation that fails must not lose the finding itself
+                            with latencies_times(f):
+                                finding.varied[f"{f:g}"] = c.judge(c.measure(ctx),
+                                                                   entry).verdict
+                        except Exception as exc:
+                            finding.varied[f"{f:g}"] = "failed"
+                            ctx.say(f"    failed: {type(exc).__name__}: {exc}")
                 wall = time.monotonic() - t0
                 r["made"] = store.save(pub.key, c.id, key, finding, wall, evidence)
             except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep what is done, report it

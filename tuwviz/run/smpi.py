@@ -68,7 +68,6 @@ DEFAULT_SELECTOR = "mpich"
 
 _HERE = Path(__file__).resolve().parent / "smpi_c"
 _MODES = {"verify": 0, "measure": 1}
-#: How each case's parameters reach C: tuw_driver_set(name, n, values), generated.
 #: How smpicc compiles every file of the driver (besides the prototypes and the shim).
 _SMPI_CFLAGS = ["-O2", "-g", "-Wall"]
 _DEADLOCK = "Deadlock detected"
