@@ -215,8 +215,7 @@ def reproduce(papers: str | list[str] = "all", scale: str = "quick",
     names = available() if papers == "all" else [papers] if isinstance(papers, str) else list(papers)
     plan = [(pub, claims_of(paper, pub)) for paper in names
             for pub in [published(paper, (data or {}).get(paper))]]
-    for pub, _ in plan:
-        pub.unchecked()  # a malformed list fails before anything runs
+    unchecked = {pub.key: pub.unchecked() for pub, _ in plan}  # malformed: fails before a run
     if only:
         unknown = set(only) - {c.id for _, cl in plan for c in cl}
         if unknown:
@@ -286,7 +285,6 @@ def reproduce(papers: str | list[str] = "all", scale: str = "quick",
     report = store.root / "report.html"
     missing = [p for p in PAPERS if p not in MODULES]
     note = (f"Not covered yet: {', '.join(missing)}." if papers == "all" and missing else "")
-    unchecked = {pub.key: pub.unchecked() for pub, _ in plan}
     report.write_text(render(results, scale, note, state, unchecked), encoding="utf-8")
     rep = Reproduction(results, report, summary, values, scale, interrupted)
     if interrupted:
