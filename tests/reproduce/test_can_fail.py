@@ -141,6 +141,49 @@ def _g_6400(tuw: float) -> dict:
                       {"problem": "random", "b": 1, "rhs": 10.0, "tuw": 6.0, "binomial": 9.0}]}
 
 
+def _table5(model: dict) -> dict:
+    """A Table 5 claim's evidence: per cell the paper's factor and the model's."""
+    return {"p": 6400, "library": "Intel MPI 2017.1",
+            "paper": {"same b=1": 2.33, "random b=10": 1.99, "two_blocks b=1": 3.15},
+            "model": model}
+
+
+def _same_560(mpich: list[float], ompi: list[float]) -> dict:
+    """tuw_beats_gather_same's evidence: MPI_Gather / TUW_Gatherv on Same per selector."""
+    return {"p": 560, "root": 280, "scale": "quick", "bs": [1, 100],
+            "paper": {"NEC MPI 1.3.1": {"selector": "mpich", "cells": {"1": 0.6, "100": 1.4}}},
+            "smpi": {"mpich": dict(zip(["1", "100"], mpich)),
+                     "ompi": dict(zip(["1", "100"], ompi))}}
+
+
+def _fig5(**smpi) -> dict:
+    """An allgatherv Figure 5 claim's evidence: linear / pipelined ring per B, c = 4 MB."""
+    c = str(4 << 20)
+    return {"p": 32, "ppn": 2, "scale": "quick",
+            "blocks": [32 << 10, 64 << 10, 128 << 10, 512 << 10, 1 << 20],
+            "model": {d: {c: [1.3, 1.4, 1.4, 1.3, 1.2]} for d in smpi},
+            "smpi": {d: {c: ratios} for d, ratios in smpi.items()}}
+
+
+def _fig4(smpi: list[float]) -> dict:
+    """fig4_other_panels' evidence: linear / pipelined ring per panel."""
+    names = ["spike, 30 x 1", "decreasing, 30 x 1", "geometric, 30 x 1", "broadcast, 30 x 8",
+             "spike, 30 x 8"]
+    return {"c_bytes": 32 << 20, "block_bytes": 1 << 20,
+            "panels": {n: {"smpi": r, "model": r * 1.1} for n, r in zip(names, smpi)}}
+
+
+def _fig5b(lib_reduce: list[float], circ_reduce: list[float], combined: list[float]) -> dict:
+    """A circulant Figure 5 (b) claim's evidence: the five series at 100, 10^4, 10^6 B."""
+    cs = ["100", "10000", "1000000"]
+    return {"p": 150, "cs": [int(c) for c in cs], "scale": "quick", "times": {
+        "lib MPI_Reduce": dict(zip(cs, lib_reduce)),
+        "lib MPI_Allreduce": dict(zip(cs, [10.0, 20.0, 900.0])),
+        "circ MPI_Reduce": dict(zip(cs, circ_reduce)),
+        "circ MPI_Allreduce": dict(zip(cs, [12.0, 25.0, 700.0])),
+        "circ combined MPI_Allreduce": dict(zip(cs, combined))}}
+
+
 def _large_blocks(ratio: float) -> dict:
     return {"p": 560, "root": 280, "gather_over_gatherv": ratio,
             "paper": {"NEC MPI 1.3.1": {"gather_over_gatherv": 1.24, "gatherv_beats_tuw": 5,
@@ -211,6 +254,17 @@ CASES = {
     ("gatherv", "guideline2_560"): (_g2_560(11), REPRODUCED, _evidence(_g2_560(0)), DIFFERS),
     ("gatherv", "guideline_6400"): (_g_6400(5.0), REPRODUCED, _evidence(_g_6400(20.0)),
                                     DIFFERS),
+    ("gatherv", "tuw_beats_gather_same"): (_same_560([0.5, 1.3], [0.4, 1.1]), REPRODUCED,
+                                           _evidence(_same_560([0.5, 0.9], [0.4, 0.8])),
+                                           DIFFERS),
+    ("gatherv", "knomial_factor"): (
+        _table5({"same b=1": 2.4, "random b=10": 2.1, "two_blocks b=1": 2.9}), REPRODUCED,
+        _evidence(_table5({"same b=1": 0.8, "random b=10": 1.1, "two_blocks b=1": 1.3})),
+        DIFFERS),
+    ("gatherv", "often_beats_gather"): (
+        _table5({"same b=1": 0.5, "random b=10": 1.6, "two_blocks b=1": 7.0}), REPRODUCED,
+        _evidence(_table5({"same b=1": 0.5, "random b=10": 0.9, "two_blocks b=1": 0.7})),
+        DIFFERS),
     ("gatherv", "theorem_2_4"): (
         {"alpha": 1e-6, "beta": 1e-9, "rows": [{"p": 560, "problem": "same", "b": 1,
                                                 "time": 1.0, "bound": 1.2}]}, REPRODUCED,
@@ -229,6 +283,14 @@ CASES = {
                                                      _evidence(_four(2.0, 2.5)), DIFFERS),
     ("allgatherv", "regular_vs_half_full"): (_four(2.0, 1.0, half=1.05), REPRODUCED,
                                              _evidence(_four(2.0, 1.0, half=2.0)), DIFFERS),
+    ("allgatherv", "fig4_other_panels"): (_fig4([9.0, 1.7, 5.0, 20.0, 12.0]), REPRODUCED,
+                                          _evidence(_fig4([9.0, 0.9, 5.0, 20.0, 12.0])), DIFFERS),
+    ("allgatherv", "fig5_spike"): (_fig5(spike=[9.0, 8.0, 9.0, 3.5, 1.9]), REPRODUCED,
+                                   _evidence(_fig5(spike=[0.9, 0.95, 1.0, 1.01, 0.8])), DIFFERS),
+    ("allgatherv", "fig5_block_size"): (
+        _fig5(decreasing=[0.9, 1.2, 1.4, 1.3, 1.2], spike=[9.0, 8.0, 9.0, 3.5, 1.9]), REPRODUCED,
+        _evidence(_fig5(decreasing=[1.4, 1.2, 1.3, 1.3, 1.2], spike=[9.0, 8.0, 9.0, 3.5, 1.9])),
+        DIFFERS),
     ("allgatherv", "permuted_communicator"): (
         {"p": 240, "ppn": 8, "rows": [{"distribution": "broadcast", "order": "smp", "ratio": 1.0},
                                       {"distribution": "broadcast", "order": "rank",
@@ -267,6 +329,14 @@ CASES = {
                                      DIFFERS),
     ("course", "gather_vs_library"): (_library(1.05, 1.4), REPRODUCED,
                                       _evidence(_library(1.05, 0.9)), DIFFERS),
+    ("circulant", "reduce_vs_allreduce_150"): (
+        _fig5b([8.0, 15.0, 1500.0], [9.0, 20.0, 500.0], [20.0, 40.0, 800.0]), REPRODUCED,
+        _evidence(_fig5b([11.0, 25.0, 800.0], [13.0, 30.0, 500.0], [20.0, 40.0, 800.0])),
+        DIFFERS),
+    ("circulant", "circulant_better_150"): (
+        _fig5b([8.0, 15.0, 1500.0], [9.0, 20.0, 500.0], [20.0, 40.0, 800.0]), REPRODUCED,
+        _evidence(_fig5b([8.0, 15.0, 400.0], [9.0, 20.0, 500.0], [20.0, 40.0, 950.0])),
+        DIFFERS),
     ("course", "scatter_496_512"): (_library(0.95, 1.2), REPRODUCED,
                                     _evidence(_library(1.6, 1.2)), DIFFERS),
 }

@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -236,6 +237,31 @@ def test_the_model_gives_the_allgatherv_headline_bound():
 
 
 # ---------------------------------------------------------------- saved, reused, failed
+
+def _simulations() -> int:
+    """SMPI runs this test session has started so far (its launch log)."""
+    log = Path(os.environ["TUWVIZ_LAUNCH_LOG"])
+    return sum(ln.startswith("smpi ") for ln in log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_claims_reading_the_same_simulation_run_it_once(tmp_path):
+    from tuwviz.reproduce import Context
+    from tuwviz.reproduce.papers._common import smpi_bench
+    from tuwviz.reproduce.store import Store
+
+    ctx = Context(published("allgatherv"), "quick", Store(tmp_path), progress=False)
+    args = ("allgatherv", ["ring"], "sx8", 4, ["regular"])
+    before = _simulations()
+    first = smpi_bench(ctx, "shared", *args, [10], ppn=1)
+    again = smpi_bench(ctx, "shared", *args, [10], ppn=1)  # a second claim, same simulation
+    assert _simulations() == before + 1
+    assert again.equals(first) and set(first.b) == {10}
+    other = smpi_bench(ctx, "shared", *args, [20], ppn=1)  # other arguments: simulated
+    assert _simulations() == before + 2 and set(other.b) == {20}
+    fresh = Context(published("allgatherv"), "quick", Store(tmp_path), progress=False)
+    smpi_bench(fresh, "shared", *args, [10], ppn=1)  # another run simulates again
+    assert _simulations() == before + 3
+
 
 def test_findings_are_saved_reused_and_rerun_when_their_data_change(tmp_path):
     # the claims are cheap ones (the mechanism is the same for every claim)

@@ -24,7 +24,7 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._version import __version__
@@ -59,6 +59,10 @@ class Context:
     scale: str
     store: Store
     progress: bool = True
+    #: Simulations this run has made, by rows file and arguments: claims that read the same
+    #: simulation (the same figure's panels, say) run it once
+    #: (:func:`tuwviz.reproduce.papers._common.smpi_bench`).
+    runs: dict = field(default_factory=dict, repr=False, compare=False)
 
     def pick(self, quick, paper):
         """`quick` at the quick scale, else `paper`."""

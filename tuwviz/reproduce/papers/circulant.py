@@ -23,7 +23,9 @@ from ...run.smpi import SELECTORS
 from ..claims import DERIVED, DIFFERS, IN_SHAPE, REPRODUCED, Finding, Value, rule
 from ._common import clog2, flat_costs, model_us, network, ratio_text, smpi_bench, smpi_study
 
-__all__ = ["judge_butterfly_allgather", "judge_combined_factor_two", "judge_consistency",
+__all__ = ["judge_butterfly_allgather", "judge_circulant_better_150", "judge_combined_factor_two",
+           "judge_consistency", "judge_reduce_vs_allreduce_150", "measure_circulant_better_150",
+           "measure_reduce_vs_allreduce_150",
            "judge_hydra_libraries", "judge_irene_headline", "judge_table_i", "judge_table_ii",
            "judge_theta_headline", "measure_butterfly_allgather", "measure_combined_factor_two",
            "measure_consistency", "measure_hydra_libraries", "measure_irene_headline",
@@ -233,6 +235,117 @@ def judge_theta_headline(ev: dict, e: dict) -> Finding:
     f.scale_note = ("150 x 1 only: 128 x 64 = 8,192 simulated ranks would take hours here "
                     "(SMPI's cost per message grows with p).")
     return f
+
+
+#: Figure 5 (b)'s five series: (collective, algorithm) -> its label in the paper.
+FIG5B = {("reduce", "native"): "lib MPI_Reduce", ("allreduce", "native"): "lib MPI_Allreduce",
+         ("reduce", "circulant"): "circ MPI_Reduce",
+         ("allreduce", "circulant"): "circ MPI_Allreduce",
+         ("allreduce", "combined"): "circ combined MPI_Allreduce"}
+#: Where the paper's "smaller counts" end (bytes).
+FIG5B_SMALL = 10_000
+
+
+def _fig5b(ctx) -> dict:
+    """Figure 5 (b): the five series on Theta 150 x 1 under SMPI (the library: SMPI's mpich
+    selector, a simulated counterpart of Cray MPICH), in us per count (bytes); one
+    simulation per collective, shared by the two claims that read it."""
+    p = 150
+    cs = ctx.pick([100, FIG5B_SMALL, 1_000_000], [1, 100, FIG5B_SMALL, 100_000, 1_000_000])
+    times = {}
+    for coll in ("reduce", "allreduce"):
+        algs = [a for c, a in FIG5B if c == coll]
+        rows = smpi_bench(ctx, f"fig5b_{coll}_smpi", coll, algs, "theta", p, ["same"], cs,
+                          ppn=1, root=0 if coll == "reduce" else None, **BYTES)
+        t = rows.pivot_table(index="b", columns="algorithm", values="median_us")
+        for a in algs:
+            times[FIG5B[coll, a]] = {str(c): float(t.loc[c, a]) for c in cs}
+    return {"p": p, "cs": cs, "scale": ctx.scale, "times": times}
+
+
+def _fig5b_values(ev: dict) -> tuple[list[Value], dict]:
+    vals, series = [], {}
+    for name, by in ev["times"].items():
+        vals += [Value(f"{name}, {c} B", "smpi", t, "us", f"p = {ev['p']} on theta, 1 per "
+                       f"node, SMPI's mpich selector as the library") for c, t in by.items()]
+        series[f"{name} (SMPI)"] = {"x": [int(c) for c in by], "y": list(by.values()),
+                                    "source": "smpi"}
+    figure = {"title": "Figure 5 (b): Theta 150 x 1, simulated (lib: SMPI's mpich selector)",
+              "x_label": "count [bytes]", "y_label": "time [us]", "log_x": True, "log_y": True,
+              "series": series}
+    return vals, figure
+
+
+def _quick_note(ev: dict) -> str:
+    return ("" if ev["scale"] == "paper" else
+            f"Quick scale: {', '.join(map(str, ev['cs']))} bytes only (1 to 1,000,000 at "
+            f"--scale paper).")
+
+
+def measure_reduce_vs_allreduce_150(ctx) -> dict:
+    """Figure 5 (b): MPI_Reduce against MPI_Allreduce, the library's and the circulant ones."""
+    return _fig5b(ctx)
+
+
+def judge_reduce_vs_allreduce_150(ev: dict, e: dict) -> Finding:
+    """Up to `small` bytes each MPI_Reduce faster than its MPI_Allreduce (library and
+    circulant), and above it the library's MPI_Reduce slower than its MPI_Allreduce at some
+    count: reproduced; one of the two parts: in shape; neither: it differs."""
+    t, small = ev["times"], rule(e, "small")
+    vals, figure = _fig5b_values(ev)
+    lo = [c for c in t["lib MPI_Reduce"] if int(c) <= small]
+    hi = [c for c in t["lib MPI_Reduce"] if int(c) > small]
+    pairs = (("lib MPI_Reduce", "lib MPI_Allreduce"), ("circ MPI_Reduce", "circ MPI_Allreduce"))
+    not_faster = [f"{r} at {c} B" for r, a in pairs for c in lo if not t[r][c] < t[a][c]]
+    worse = [c for c in hi if t["lib MPI_Reduce"][c] > t["lib MPI_Allreduce"][c]]
+    first, second = not not_faster, bool(worse)
+    verdict = REPRODUCED if first and second else IN_SHAPE if first or second else DIFFERS
+    ratio = {c: t["lib MPI_Reduce"][c] / t["lib MPI_Allreduce"][c] for c in t["lib MPI_Reduce"]}
+    return Finding(verdict, f"Simulated at 150 x 1, the library's MPI_Reduce / MPI_Allreduce is "
+                            + ", ".join(f"{r:.2f}x at {c} B" for c, r in ratio.items())
+                            + f". Up to {small:,} B each MPI_Reduce is "
+                            + ("faster than its MPI_Allreduce, library and circulant" if first
+                               else f"not always faster ({', '.join(not_faster)})")
+                            + "; above it the library's MPI_Reduce "
+                            + (f"becomes the slower at {', '.join(worse)} B" if worse else
+                               "stays the faster (the paper: it degrades steeply)")
+                            + ". The figure's numbers are not in the text.", vals,
+                   figure=figure, scale_note=_quick_note(ev))
+
+
+def measure_circulant_better_150(ctx) -> dict:
+    """Figure 5 (b): the circulant collectives against the library's at larger counts."""
+    return _fig5b(ctx)
+
+
+def judge_circulant_better_150(ev: dict, e: dict) -> Finding:
+    """Above `small` bytes the circulant MPI_Reduce and MPI_Allreduce faster than the
+    library's at every count, and the combined Allreduce faster than the library's at some
+    count: reproduced; the circulant ones faster at the largest count: in shape; otherwise it
+    differs."""
+    t, small = ev["times"], rule(e, "small")
+    vals, figure = _fig5b_values(ev)
+    hi = [c for c in t["lib MPI_Reduce"] if int(c) > small]
+    pairs = (("circ MPI_Reduce", "lib MPI_Reduce"), ("circ MPI_Allreduce", "lib MPI_Allreduce"))
+    slower = [f"{m} at {c} B" for m, lib in pairs for c in hi if not t[m][c] < t[lib][c]]
+    top = hi[-1] if hi else None
+    at_top = top is not None and all(t[m][top] < t[lib][top] for m, lib in pairs)
+    combined = [c for c in hi if t["circ combined MPI_Allreduce"][c] < t["lib MPI_Allreduce"][c]]
+    verdict = (REPRODUCED if hi and not slower and combined
+               else IN_SHAPE if at_top else DIFFERS)
+    text = "; ".join(f"{c} B: lib / circ Reduce {t['lib MPI_Reduce'][c] / t['circ MPI_Reduce'][c]:.2f}x, "
+                     f"lib / circ Allreduce {t['lib MPI_Allreduce'][c] / t['circ MPI_Allreduce'][c]:.2f}x, "
+                     f"lib / combined Allreduce "
+                     f"{t['lib MPI_Allreduce'][c] / t['circ combined MPI_Allreduce'][c]:.2f}x"
+                     for c in hi)
+    return Finding(verdict, f"Simulated at 150 x 1 above {small:,} B: {text or 'no count'}. "
+                            + ("The circulant ones are faster at every such count"
+                               if not slower else f"Not faster: {', '.join(slower)}")
+                            + (", and the combined Allreduce beats the library's at "
+                               f"{', '.join(combined)} B" if combined else
+                               ", and the combined Allreduce never beats the library's")
+                            + ". The figure's numbers are not in the text.", vals,
+                   figure=figure, scale_note=_quick_note(ev))
 
 
 def measure_combined_factor_two(ctx) -> dict:
