@@ -343,10 +343,6 @@ CASES = {
         _fig5b([8.0, 15.0, 1500.0], [9.0, 20.0, 500.0], [20.0, 40.0, 800.0]), REPRODUCED,
         _evidence(_fig5b([8.0, 15.0, 400.0], [9.0, 20.0, 500.0], [20.0, 40.0, 950.0])),
         DIFFERS),
-    ("course", "gather_vs_mvapich2"): (_library(1.1, 0.9), REPRODUCED,
-                                       _evidence(_library(0.95, 0.9)), DIFFERS),
-    ("course", "scatter_vs_mvapich2"): (_library(1.2, 1.3), REPRODUCED,
-                                        _evidence(_library(0.9, 1.0)), DIFFERS),
     ("course", "scatter_496_512"): (_library(0.95, 1.2), REPRODUCED,
                                     _evidence(_library(1.6, 1.2)), DIFFERS),
 }

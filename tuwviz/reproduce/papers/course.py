@@ -19,15 +19,13 @@ from __future__ import annotations
 from ... import model
 from ...platforms import platform
 from ...problems import make_problem
-from ..claims import DERIVED, DIFFERS, IN_SHAPE, REPRODUCED, Finding, Value, rule
+from ..claims import DERIVED, DIFFERS, REPRODUCED, Finding, Value, rule
 from ._common import clog2, here, measure_here, model_us, network, ratio_text, smpi_bench
 
 __all__ = ["judge_gather_root0", "judge_gather_root2", "judge_gather_vs_library",
-           "judge_gather_vs_mvapich2", "judge_rounds_bandwidth", "judge_scatter_496_512",
-           "judge_scatter_root2", "judge_scatter_vs_mvapich2", "measure_gather_root0",
-           "measure_gather_root2", "measure_gather_vs_library", "measure_gather_vs_mvapich2",
-           "measure_rounds_bandwidth", "measure_scatter_496_512", "measure_scatter_root2",
-           "measure_scatter_vs_mvapich2"]
+           "judge_rounds_bandwidth", "judge_scatter_496_512", "judge_scatter_root2",
+           "measure_gather_root0", "measure_gather_root2", "measure_gather_vs_library",
+           "measure_rounds_bandwidth", "measure_scatter_496_512", "measure_scatter_root2"]
 
 PLATFORM = "gatherv-ib36"
 PS = (496, 512)
@@ -182,67 +180,18 @@ def judge_rounds_bandwidth(ev: dict, e: dict) -> Finding:
                                "(p - 1)/p of m, as the report argues.", vals)
 
 
-def _vs_library(ctx, collective: str, cid: str, selector: str = "ompi") -> dict:
-    """Mine / SMPI's `selector` per (p, block bytes), for claim `cid`."""
+def _vs_library(ctx, collective: str, cid: str) -> dict:
+    """Mine / SMPI's Open MPI selector per (p, block bytes), for claim `cid`."""
     e = ctx.claim(cid)
     sizes = ctx.pick([1_000, 100_000], list(SIZES))
     mine = "binomial" if collective == "gather" else "divide_conquer"
     ratio = []
     for p in PS:
         rows = smpi_bench(ctx, f"{cid}_{p}", collective, ["native", mine], PLATFORM, p, ["same"],
-                          [n // 4 for n in sizes], root=0, selector=selector)
+                          [n // 4 for n in sizes], root=0, selector="ompi")
         t = rows.pivot_table(index="b", columns="algorithm", values=rule(e, "statistic"))
         ratio += [[p, n, float(t.loc[n // 4, mine] / t.loc[n // 4, "native"])] for n in sizes]
-    return {"mine": mine, "selector": selector, "ratios": ratio}
-
-
-def _mvapich2_values(ev: dict, collective: str) -> list[Value]:
-    return [Value(f"MY_{collective.title()} ({ev['mine']}) / MPI_{collective.title()} of SMPI's "
-                  f"mvapich2 selector (a simulated counterpart of MVAPICH2, not MVAPICH2 2.2), "
-                  f"{n // 1000} kB per block", "smpi", r, "x", f"p = {p}, root 0, {PLATFORM}, "
-                  f"16 per node") for p, n, r in ev["ratios"]]
-
-
-def measure_gather_vs_mvapich2(ctx) -> dict:
-    """Figure 6: MY_Gather against SMPI's MVAPICH2 selector, 496 and 512 processes."""
-    return _vs_library(ctx, "gather", "gather_vs_mvapich2", "mvapich2")
-
-
-def judge_gather_vs_mvapich2(ev: dict, e: dict) -> Finding:
-    """Below `small_bytes` the library faster in every cell, by at most `slight`: reproduced;
-    faster in every such cell but by more: in shape; otherwise it differs."""
-    small_bytes, slight = rule(e, "small_bytes"), rule(e, "slight")
-    small = [r for _, n, r in ev["ratios"] if n < small_bytes]
-    faster = bool(small) and all(r > 1 for r in small)
-    verdict = (REPRODUCED if faster and max(small) <= slight else IN_SHAPE if faster
-               else DIFFERS)
-    return Finding(verdict, f"Simulated, MY_Gather ({ev['mine']}) takes {ratio_text(small)}x "
-                            f"the library's time below {small_bytes // 1000} kB per block "
-                            f"(judged: the library faster in every such cell, by at most "
-                            f"{slight:g}x: 'slightly'); from there "
-                            f"{ratio_text(r for _, n, r in ev['ratios'] if n >= small_bytes)}x. "
-                            f"The report's sharp change above 10 kB (an algorithm switch it "
-                            f"assumes) is not judged.", _mvapich2_values(ev, "gather"))
-
-
-def measure_scatter_vs_mvapich2(ctx) -> dict:
-    """Figure 8: MY_Scatter against SMPI's MVAPICH2 selector, 496 and 512 processes."""
-    return _vs_library(ctx, "scatter", "scatter_vs_mvapich2", "mvapich2")
-
-
-def judge_scatter_vs_mvapich2(ev: dict, e: dict) -> Finding:
-    """The library faster by more than `margin` in at least `nearly_all` of the cells:
-    reproduced; in some: in shape; in none: it differs."""
-    margin, nearly = rule(e, "margin"), rule(e, "nearly_all")
-    ratios = [r for _, _, r in ev["ratios"]]
-    wins = sum(r > 1 + margin for r in ratios)
-    share = wins / len(ratios)
-    verdict = REPRODUCED if share >= nearly else IN_SHAPE if wins else DIFFERS
-    return Finding(verdict, f"Simulated, MY_Scatter ({ev['mine']}) takes {ratio_text(ratios)}x "
-                            f"the library's time; the library is faster by more than "
-                            f"{margin:.0%} in {wins} of {len(ratios)} cells ({share:.0%}; "
-                            f"judged: 'nearly all' is at least {nearly:.0%}).",
-                   _mvapich2_values(ev, "scatter"))
+    return {"mine": mine, "ratios": ratio}
 
 
 def _judge_library(ev: dict, e: dict, collective: str) -> Finding:
